@@ -1,0 +1,56 @@
+import { Either } from "effect"
+import { ACTIONS, type Action } from "../engine/resource.js"
+import { type InvalidRequest, invalid } from "../errors.js"
+import { resources } from "../resources/index.js"
+
+/** Read-only reference catalogs; each has its own `read` permission. */
+export const CATALOG_CODES = ["banks", "payment-methods", "units-of-measurement", "countries", "states", "cities"] as const
+
+/** Every `resource_code` a permission can name. */
+export const resourceCodes = (): ReadonlyArray<string> => [...resources.map((resource) => resource.name), ...CATALOG_CODES]
+
+export interface PermissionGrant {
+  readonly resource_code: string
+  readonly can_read: boolean
+  readonly can_create: boolean
+  readonly can_update: boolean
+  readonly can_delete: boolean
+}
+
+/** Every action on every resource, present and future. */
+export const ALL_PERMISSIONS: ReadonlyArray<PermissionGrant> = [
+  { resource_code: "*", can_read: true, can_create: true, can_update: true, can_delete: true }
+]
+
+/**
+ * Parses `resource:action` specs (`products:read`, `customers:*`, `*:read`) into
+ * one grant per resource. Unknown resources or actions are refused.
+ */
+export const parsePermissionSpecs = (specs: ReadonlyArray<string>): Either.Either<ReadonlyArray<PermissionGrant>, InvalidRequest> => {
+  const codes = resourceCodes()
+  const grants = new Map<string, Set<Action>>()
+  for (const spec of specs) {
+    const [resource, action, extra] = spec.split(":")
+    if (!resource || !action || extra !== undefined) {
+      return Either.left(invalid(`Permission "${spec}" must look like resource:action, e.g. products:read`))
+    }
+    if (resource !== "*" && !codes.includes(resource)) {
+      return Either.left(invalid(`Unknown resource "${resource}" in permission "${spec}". Resources: ${codes.join(", ")}`))
+    }
+    if (action !== "*" && !(ACTIONS as ReadonlyArray<string>).includes(action)) {
+      return Either.left(invalid(`Unknown action "${action}" in permission "${spec}". Actions: ${ACTIONS.join(", ")}, *`))
+    }
+    const actions = grants.get(resource) ?? new Set<Action>()
+    for (const granted of action === "*" ? ACTIONS : [action as Action]) actions.add(granted)
+    grants.set(resource, actions)
+  }
+  return Either.right(
+    [...grants].map(([resource_code, actions]) => ({
+      resource_code,
+      can_read: actions.has("read"),
+      can_create: actions.has("create"),
+      can_update: actions.has("update"),
+      can_delete: actions.has("delete")
+    }))
+  )
+}

@@ -1,0 +1,59 @@
+import { Context, Effect } from "effect"
+import { Forbidden } from "../errors.js"
+import type { Action } from "../engine/resource.js"
+
+export type Role = "admin" | "member"
+
+/** Permission grants: resource code (or `*` for every resource) to the actions allowed. */
+export type Grants = ReadonlyMap<string, ReadonlySet<Action>>
+
+export type Actor =
+  | { readonly kind: "api_key"; readonly id: string; readonly name: string }
+  | { readonly kind: "user"; readonly id: string; readonly email: string }
+
+/** Who is calling, for which tenant, with which rights. Every core operation takes one. */
+export interface Principal {
+  readonly tenantId: string
+  readonly tenantCountry: string
+  readonly actor: Actor
+  /** A user's role in the tenant; API keys have none and rely on their grants alone. */
+  readonly role: Role | undefined
+  readonly grants: Grants
+}
+
+export class CurrentPrincipal extends Context.Tag("erp/core/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+
+export const can = (principal: Principal, resource: string, action: Action, adminOnly = false): boolean => {
+  if (principal.role === "admin") return true
+  if (adminOnly) return false
+  return Boolean(principal.grants.get(resource)?.has(action) || principal.grants.get("*")?.has(action))
+}
+
+/** 403 when the principal may not do `action` on `resource`. */
+export const authorize = (principal: Principal, resource: string, action: Action, adminOnly = false) =>
+  can(principal, resource, action, adminOnly)
+    ? Effect.void
+    : Effect.fail(
+      new Forbidden({
+        message: adminOnly && principal.role !== "admin"
+          ? `This operation on ${resource} requires the admin role`
+          : `This credential lacks the ${action} permission on ${resource}`,
+        code: "PERMISSION_DENIED"
+      })
+    )
+
+/** Grants from permission rows (`can_read`, `can_create`, `can_update`, `can_delete`). */
+export const grantsFromRows = (
+  rows: ReadonlyArray<{ resource_code: string; can_read: boolean; can_create: boolean; can_update: boolean; can_delete: boolean }>
+): Grants => {
+  const grants = new Map<string, Set<Action>>()
+  for (const row of rows) {
+    const actions = grants.get(row.resource_code) ?? new Set<Action>()
+    if (row.can_read) actions.add("read")
+    if (row.can_create) actions.add("create")
+    if (row.can_update) actions.add("update")
+    if (row.can_delete) actions.add("delete")
+    grants.set(row.resource_code, actions)
+  }
+  return grants
+}

@@ -1,0 +1,157 @@
+import { Either } from "effect"
+import { InvalidRequest, invalid } from "../errors.js"
+import { allowedOperators, type FilterField, type Operator, OPERATORS } from "./fields.js"
+
+/** A filter after validation: values are typed and normalised. */
+export type FilterNode =
+  | { readonly kind: "condition"; readonly field: string; readonly op: Operator; readonly value: FilterValue }
+  | { readonly kind: "group"; readonly logic: "and" | "or"; readonly conditions: ReadonlyArray<FilterNode> }
+
+export type FilterValue = string | boolean | null
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const NUMBER = /^[+-]?\d+(\.\d+)?$/
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/
+
+export const isUuid = (text: string): boolean => UUID.test(text)
+
+export const isValidDate = (text: string): boolean => {
+  const match = DATE.exec(text)
+  if (!match) return false
+  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])))
+  return date.getUTCFullYear() === Number(match[1]) && date.getUTCMonth() === Number(match[2]) - 1 &&
+    date.getUTCDate() === Number(match[3])
+}
+
+const isValidDatetime = (text: string): boolean =>
+  DATETIME.test(text) && isValidDate(text.slice(0, 10)) && !Number.isNaN(Date.parse(text))
+
+/** Turns one raw value into the typed value for the field and operator, or says why not. */
+const parseValue = (name: string, field: FilterField, op: Operator, raw: unknown): Either.Either<FilterValue, string> => {
+  if (op === "is_null" || op === "is_not_null") {
+    if (raw === undefined || raw === null || raw === true || raw === "true" || raw === "") return Either.right(true)
+    if (raw === false || raw === "false") return Either.right(false)
+    return Either.left(`${name}[${op}] takes true or false`)
+  }
+  if (raw === null || raw === undefined) return Either.left(`${name}[${op}] needs a value`)
+  const text = typeof raw === "string" ? raw : typeof raw === "number" || typeof raw === "boolean" ? String(raw) : undefined
+  if (text === undefined) return Either.left(`${name}[${op}] takes a single ${field.type} value`)
+  switch (field.type) {
+    case "string":
+      return Either.right(text)
+    case "number":
+      return NUMBER.test(text.trim()) ? Either.right(text.trim()) : Either.left(`${name} must be a number, got "${text}"`)
+    case "boolean":
+      return text === "true" || text === "false"
+        ? Either.right(text === "true")
+        : Either.left(`${name} must be true or false, got "${text}"`)
+    case "date":
+      return isValidDate(text) ? Either.right(text) : Either.left(`${name} must be a date (YYYY-MM-DD), got "${text}"`)
+    case "datetime":
+      return isValidDate(text) || isValidDatetime(text)
+        ? Either.right(text)
+        : Either.left(`${name} must be an ISO 8601 datetime or a date (YYYY-MM-DD), got "${text}"`)
+    case "uuid":
+      return isUuid(text) ? Either.right(text.toLowerCase()) : Either.left(`${name} must be a UUID, got "${text}"`)
+  }
+}
+
+/** Validates one condition against the resource's declared fields (400 on anything off). */
+export const makeCondition = (
+  fields: Readonly<Record<string, FilterField>>,
+  name: string,
+  opText: string,
+  raw: unknown,
+  parameter: string
+): Either.Either<FilterNode, InvalidRequest> => {
+  const field = Object.prototype.hasOwnProperty.call(fields, name) ? fields[name] : undefined
+  if (!field) {
+    const known = Object.keys(fields).sort().join(", ")
+    return Either.left(invalid(`Unknown filter field "${name}" in ${parameter}. Filterable fields: ${known}`, "INVALID_FILTER"))
+  }
+  if (!(OPERATORS as ReadonlyArray<string>).includes(opText)) {
+    return Either.left(invalid(`Unknown filter operator "${opText}" in ${parameter}. Operators: ${OPERATORS.join(", ")}`, "INVALID_FILTER"))
+  }
+  const op = opText as Operator
+  const allowed = allowedOperators(field)
+  if (!allowed.includes(op)) {
+    const why = (op === "is_null" || op === "is_not_null") && !field.nullable
+      ? `"${name}" is not nullable, so ${op} does not apply`
+      : `operator "${op}" is not allowed for ${field.type} field "${name}"`
+    return Either.left(invalid(`Invalid filter ${parameter}: ${why}. Allowed operators: ${allowed.join(", ")}`, "INVALID_FILTER"))
+  }
+  return Either.mapBoth(parseValue(name, field, op, raw), {
+    onLeft: (reason) => invalid(`Invalid filter ${parameter}: ${reason}`, "INVALID_FILTER"),
+    onRight: (value): FilterNode => ({ kind: "condition", field: name, op, value })
+  })
+}
+
+const BRACKET = /^([A-Za-z0-9_.]+)(?:\[([A-Za-z_]+)\])?$/
+
+/** `status=draft`, `amount[gte]=10`: each repeated key adds a condition, all combined with AND. */
+export const parseBracketFilters = (
+  fields: Readonly<Record<string, FilterField>>,
+  params: ReadonlyArray<readonly [string, string]>
+): Either.Either<ReadonlyArray<FilterNode>, InvalidRequest> => {
+  const conditions: Array<FilterNode> = []
+  for (const [key, value] of params) {
+    const match = BRACKET.exec(key)
+    if (!match) return Either.left(invalid(`Unknown query parameter "${key}"`, "INVALID_FILTER"))
+    const parsed = makeCondition(fields, match[1], match[2] ?? "eq", value, `"${key}"`)
+    if (Either.isLeft(parsed)) return Either.left(parsed.left)
+    conditions.push(parsed.right)
+  }
+  return Either.right(conditions)
+}
+
+const MAX_JSON_DEPTH = 4
+const MAX_JSON_CONDITIONS = 50
+
+/**
+ * The JSON form, sent URL-encoded in the `filter` query parameter:
+ * `{"logic":"and","conditions":[{"f":"amount","op":"gte","v":"10"}]}`. Groups nest, with `and` or `or`.
+ */
+export const parseJsonFilter = (
+  fields: Readonly<Record<string, FilterField>>,
+  text: string
+): Either.Either<FilterNode, InvalidRequest> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return Either.left(invalid(`The filter parameter is not valid JSON`, "INVALID_FILTER"))
+  }
+  let count = 0
+  const walk = (node: unknown, depth: number, at: string): Either.Either<FilterNode, InvalidRequest> => {
+    if (typeof node !== "object" || node === null || Array.isArray(node)) {
+      return Either.left(invalid(`filter${at} must be an object`, "INVALID_FILTER"))
+    }
+    const record = node as Record<string, unknown>
+    if ("conditions" in record || "logic" in record) {
+      if (depth >= MAX_JSON_DEPTH) return Either.left(invalid(`filter nests deeper than ${MAX_JSON_DEPTH} levels`, "INVALID_FILTER"))
+      const logic = record.logic ?? "and"
+      if (logic !== "and" && logic !== "or") {
+        return Either.left(invalid(`filter${at}.logic must be "and" or "or"`, "INVALID_FILTER"))
+      }
+      if (!Array.isArray(record.conditions)) {
+        return Either.left(invalid(`filter${at}.conditions must be an array`, "INVALID_FILTER"))
+      }
+      const children: Array<FilterNode> = []
+      for (const [index, child] of record.conditions.entries()) {
+        const parsed = walk(child, depth + 1, `${at}.conditions[${index}]`)
+        if (Either.isLeft(parsed)) return parsed
+        children.push(parsed.right)
+      }
+      return Either.right({ kind: "group", logic, conditions: children })
+    }
+    if (++count > MAX_JSON_CONDITIONS) {
+      return Either.left(invalid(`filter has more than ${MAX_JSON_CONDITIONS} conditions`, "INVALID_FILTER"))
+    }
+    const { f, op = "eq", v } = record
+    if (typeof f !== "string") return Either.left(invalid(`filter${at}.f must name a field`, "INVALID_FILTER"))
+    if (typeof op !== "string") return Either.left(invalid(`filter${at}.op must be an operator`, "INVALID_FILTER"))
+    return makeCondition(fields, f, op, v, `filter${at}`)
+  }
+  return walk(json, 0, "")
+}

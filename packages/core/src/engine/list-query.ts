@@ -1,0 +1,132 @@
+import { Either } from "effect"
+import { type InvalidRequest, invalid } from "../errors.js"
+import { type CursorPosition, decodeCursor, hashQuery } from "./cursor.js"
+import { type FilterNode, parseBracketFilters, parseJsonFilter } from "./filter.js"
+import type { FilterField } from "./fields.js"
+import type { SortOrder } from "./resource.js"
+
+/** Query string as ordered pairs: repeated keys stay repeated. */
+export type QueryParams = ReadonlyArray<readonly [string, string]>
+
+export const DEFAULT_LIMIT = 20
+export const MAX_LIMIT = 100
+export const MAX_SEARCH_LENGTH = 200
+
+/** The parameters every list takes (spec "Common list parameters"). */
+export const COMMON_LIST_PARAMETERS = ["cursor", "limit", "search", "with_deleted", "include_payload_search", "sort", "filter"] as const
+
+export interface ListQuery {
+  readonly limit: number
+  readonly sort: { readonly field: string; readonly order: SortOrder }
+  readonly filter: FilterNode | undefined
+  /** Echo for `meta.filters`. */
+  readonly filtersEcho: Readonly<Record<string, unknown>>
+  readonly search: string | undefined
+  readonly includePayloadSearch: boolean
+  readonly withDeleted: boolean
+  readonly position: CursorPosition | undefined
+  /** Hash binding cursors to this query. */
+  readonly queryHash: string
+}
+
+/** What a list is allowed to do: its fields, sort, and (for some catalogs) parameters it takes besides filters. */
+export interface ListShape {
+  readonly filters: Readonly<Record<string, FilterField>>
+  readonly defaultSort: { readonly field: string; readonly order: SortOrder }
+  readonly searchable: boolean
+  readonly payloadSearchable: boolean
+  /** Extra parameters the caller handles itself (e.g. `state_id` on cities); not filters. */
+  readonly extraParameters?: ReadonlyArray<string>
+}
+
+export const parseBoolean = (name: string, value: string | undefined): Either.Either<boolean, InvalidRequest> => {
+  if (value === undefined) return Either.right(false)
+  if (value === "true") return Either.right(true)
+  if (value === "false") return Either.right(false)
+  return Either.left(invalid(`${name} must be true or false, got "${value}"`, "INVALID_PARAMETER"))
+}
+
+const single = (params: QueryParams, name: string): Either.Either<string | undefined, InvalidRequest> => {
+  const values = params.filter(([key]) => key === name).map(([, value]) => value)
+  if (values.length > 1) return Either.left(invalid(`${name} may be given only once`, "INVALID_PARAMETER"))
+  return Either.right(values[0])
+}
+
+const parseLimit = (value: string | undefined): Either.Either<number, InvalidRequest> => {
+  if (value === undefined) return Either.right(DEFAULT_LIMIT)
+  const limit = /^\d+$/.test(value) ? Number(value) : Number.NaN
+  return Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT
+    ? Either.right(limit)
+    : Either.left(invalid(`limit must be an integer from 1 to ${MAX_LIMIT}, got "${value}"`, "INVALID_PARAMETER"))
+}
+
+const parseSort = (shape: ListShape, value: string | undefined): Either.Either<ListQuery["sort"], InvalidRequest> => {
+  if (value === undefined) return Either.right(shape.defaultSort)
+  const [field, order = "asc", extra] = value.split(":")
+  const sortable = Object.entries(shape.filters).filter(([, spec]) => spec.sortable).map(([name]) => name)
+  if (extra !== undefined || (order !== "asc" && order !== "desc")) {
+    return Either.left(invalid(`sort must look like field:asc or field:desc, got "${value}"`, "INVALID_SORT"))
+  }
+  if (!sortable.includes(field)) {
+    return Either.left(invalid(`Cannot sort by "${field}". Sortable fields: ${sortable.sort().join(", ")}`, "INVALID_SORT"))
+  }
+  return Either.right({ field, order })
+}
+
+/** Reads and validates a list request; the cursor is checked against the query it claims to continue. */
+export const parseListQuery = (
+  shape: ListShape,
+  params: QueryParams,
+  cursorSecret: Buffer
+): Either.Either<ListQuery, InvalidRequest> =>
+  Either.gen(function* () {
+    const reserved = new Set<string>([...COMMON_LIST_PARAMETERS, ...(shape.extraParameters ?? [])])
+    const limit = yield* parseLimit(yield* single(params, "limit"))
+    const sort = yield* parseSort(shape, yield* single(params, "sort"))
+    const withDeleted = yield* parseBoolean("with_deleted", yield* single(params, "with_deleted"))
+    const includePayloadSearch = yield* parseBoolean("include_payload_search", yield* single(params, "include_payload_search"))
+    const rawSearch = yield* single(params, "search")
+    const search = rawSearch?.trim() ? rawSearch.trim() : undefined
+    if (search && search.length > MAX_SEARCH_LENGTH) {
+      return yield* Either.left(invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`, "INVALID_PARAMETER"))
+    }
+    if (search && !shape.searchable) {
+      return yield* Either.left(invalid("This list does not support search", "INVALID_PARAMETER"))
+    }
+    const bracketPairs = params.filter(([key]) => !reserved.has(key))
+    const bracket = yield* parseBracketFilters(shape.filters, bracketPairs)
+    const jsonText = yield* single(params, "filter")
+    const json = jsonText === undefined ? undefined : yield* parseJsonFilter(shape.filters, jsonText)
+    const conditions = json ? [...bracket, json] : bracket
+    const filter: FilterNode | undefined = conditions.length === 0
+      ? undefined
+      : { kind: "group", logic: "and", conditions }
+
+    const filtersEcho: Record<string, unknown> = {}
+    for (const node of bracket) {
+      if (node.kind !== "condition") continue
+      const ops = (filtersEcho[node.field] ??= {}) as Record<string, unknown>
+      const previous = ops[node.op]
+      ops[node.op] = previous === undefined ? node.value : ([] as Array<unknown>).concat(previous, node.value)
+    }
+    if (jsonText !== undefined) filtersEcho.filter = JSON.parse(jsonText)
+
+    const queryHash = hashQuery({
+      filter: filter ?? null,
+      sort,
+      search: search ?? null,
+      withDeleted,
+      includePayloadSearch
+    })
+    const cursorText = yield* single(params, "cursor")
+    const position = cursorText === undefined || cursorText === ""
+      ? undefined
+      : yield* decodeCursor(cursorSecret, cursorText, queryHash)
+    return { limit, sort, filter, filtersEcho, search, includePayloadSearch, withDeleted, position, queryHash }
+  })
+
+/** Prefix term query for PostgreSQL full text: every word must match the start of a word. */
+export const searchTerms = (search: string): string | undefined => {
+  const words = search.normalize("NFC").split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0).slice(0, 16)
+  return words.length === 0 ? undefined : words.map((word) => `${word}:*`).join(" & ")
+}

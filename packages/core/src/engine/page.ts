@@ -1,0 +1,27 @@
+import { Schema } from "effect"
+
+/** The list envelope (spec "Pagination response"), shared by every list. */
+export const Pagination = Schema.Struct({
+  limit: Schema.Int,
+  has_next_page: Schema.Boolean,
+  has_previous_page: Schema.Boolean,
+  current_query_cursor: Schema.NullOr(Schema.String),
+  current_page_cursor: Schema.NullOr(Schema.String),
+  next_cursor: Schema.NullOr(Schema.String),
+  previous_cursor: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "Pagination" })
+
+export const PageMeta = Schema.Struct({
+  filters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  search: Schema.NullOr(Schema.String),
+  sort: Schema.Struct({ field: Schema.String, order: Schema.Literal("asc", "desc") })
+}).annotations({ identifier: "PageMeta" })
+
+export const pageOf = <A, I>(record: Schema.Schema<A, I>, identifier: string) =>
+  Schema.Struct({ data: Schema.Array(record), pagination: Pagination, meta: PageMeta }).annotations({ identifier })
+
+export interface Page<A = unknown> {
+  readonly data: ReadonlyArray<A>
+  readonly pagination: typeof Pagination.Type
+  readonly meta: typeof PageMeta.Type
+}

@@ -1,0 +1,69 @@
+import type { Effect, Schema } from "effect"
+import type { InvalidRequest, Unprocessable } from "../errors.js"
+import type { CatalogLookup } from "../catalogs/lookup.js"
+import type { FilterField } from "./fields.js"
+
+export type Action = "read" | "create" | "update" | "delete"
+export const ACTIONS: ReadonlyArray<Action> = ["read", "create", "update", "delete"]
+
+export type SortOrder = "asc" | "desc"
+
+/** How a value is cast when written: column names and casts come only from declarations. */
+export type ColumnType = "text" | "uuid" | "numeric" | "date" | "timestamptz" | "boolean" | "jsonb" | "integer"
+
+export type ColumnValues = Readonly<Record<string, unknown>>
+
+/** What a write rule may know about the caller. */
+export interface WriteContext {
+  readonly tenantId: string
+  readonly tenantCountry: string
+}
+
+export type WriteError = Unprocessable | InvalidRequest
+
+/**
+ * One resource, declared once. The engine, the SQL repository, HTTP routes,
+ * OpenAPI, MCP tools and CLI export are all derived from this value.
+ */
+export interface ResourceDefinition<Rec = unknown, Create = unknown, Update = unknown> {
+  /** Path segment and permission `resource_code`, e.g. `products`. */
+  readonly name: string
+  /** Singular for tool and operation names, e.g. `product`. */
+  readonly singular: string
+  readonly title: string
+  readonly description: string
+  /** Machine code of the 404 body, e.g. `PRODUCT_NOT_FOUND`. */
+  readonly notFoundCode: string
+  readonly adminOnly?: boolean
+  /** Write operations emit `<name>.<action>` events. */
+  readonly emitsEvents?: boolean
+
+  /** The record as answered (JSON shape). */
+  readonly record: Schema.Schema.AnyNoContext
+  readonly createInput: Schema.Schema.AnyNoContext
+  readonly updateInput: Schema.Schema.AnyNoContext
+
+  readonly filters: Readonly<Record<string, FilterField>>
+  readonly defaultSort: { readonly field: string; readonly order: SortOrder }
+  /** The table has `search_vector` (and with `payload`, `payload_vector` over metadata). */
+  readonly search?: { readonly payload: boolean }
+
+  readonly table: string
+  /** Writable columns and their SQL types; `id`, timestamps and `tenant_id` are implicit. */
+  readonly columns: Readonly<Record<string, ColumnType>>
+  /** Joins over alias `r` for embedded objects, and the joined columns they add to the select list. */
+  readonly joins?: { readonly sql: string; readonly select: string }
+  toRecord(row: Readonly<Record<string, unknown>>): Rec
+
+  /** Column values for a new row, from decoded input; may look up catalogs and refuse with 422. */
+  fromCreate(input: Create, context: WriteContext): Effect.Effect<ColumnValues, WriteError, CatalogLookup>
+  /** Column values to change, from decoded input and the current record. */
+  fromUpdate(input: Update, current: Rec, context: WriteContext): Effect.Effect<ColumnValues, WriteError, CatalogLookup>
+}
+
+/** Erases a definition's type parameters for registries; method parameters stay checked where defined. */
+export type AnyResource = ResourceDefinition<unknown, never, never>
+
+export const defineResource = <Rec, Create, Update>(
+  definition: ResourceDefinition<Rec, Create, Update>
+): ResourceDefinition<Rec, Create, Update> => definition

@@ -1,0 +1,41 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer } from "effect"
+import { CursorSecret } from "../engine/cursor.js"
+import { ResourceEngine } from "../engine/service.js"
+import { layerCatalogLookup } from "./catalog-lookup.js"
+import { catalogsLoaded, seedCatalogs } from "./catalog-seed.js"
+import { layerStore, type StoreLocation } from "./database.js"
+import { migrate } from "./migrate.js"
+import { layerResourceRepository, layerTransactions } from "./resource-repository.js"
+import { layerTenancy } from "./tenancy.js"
+
+/** Migrations applied, and the catalogs loaded the first time the store is opened. */
+export const layerMigrated = Layer.effectDiscard(
+  Effect.gen(function* () {
+    yield* migrate
+    if (!(yield* catalogsLoaded)) yield* seedCatalogs
+  }).pipe(Effect.orDie)
+)
+
+export const layerCursorSecret = Layer.effect(
+  CursorSecret,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ value: string }>`SELECT value FROM erp_settings WHERE key = 'cursor_secret'`.pipe(Effect.orDie)
+    return { key: Buffer.from(rows[0].value, "base64") }
+  })
+)
+
+/** Every core service over an open, migrated store. */
+export const layerServices = Layer.mergeAll(
+  ResourceEngine.layer,
+  layerTenancy,
+  layerCatalogLookup,
+  layerTransactions
+).pipe(
+  Layer.provideMerge(Layer.mergeAll(layerResourceRepository, layerTransactions, layerCursorSecret, layerCatalogLookup)),
+  Layer.provideMerge(layerMigrated)
+)
+
+/** The core over a store location: opens it, migrates it, and provides the services and the `SqlClient`. */
+export const layerCore = (location: StoreLocation) => layerServices.pipe(Layer.provideMerge(layerStore(location)))

@@ -1,0 +1,75 @@
+import { Context, type Effect, Schema } from "effect"
+import type { Principal, Role } from "../auth/principal.js"
+import type { PermissionGrant } from "../auth/permissions.js"
+import type { Conflict, InvalidRequest, NotFound, Unauthenticated } from "../errors.js"
+
+export const Tenant = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  country_code: Schema.String,
+  created_at: Schema.String,
+  updated_at: Schema.String
+}).annotations({ identifier: "Tenant" })
+export type Tenant = typeof Tenant.Type
+
+export interface User {
+  readonly id: string
+  readonly email: string
+  readonly name: string
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+export interface Membership {
+  readonly id: string
+  readonly tenant_id: string
+  readonly user_id: string
+  readonly role: Role
+  readonly permissions: ReadonlyArray<PermissionGrant>
+  readonly created_at: string
+}
+
+export interface ApiKey {
+  readonly id: string
+  readonly tenant_id: string
+  readonly name: string
+  readonly description: string | null
+  /** `sk_<publicId>`: identifies the key in logs without revealing the secret. */
+  readonly prefix: string
+  readonly permissions: ReadonlyArray<PermissionGrant>
+  readonly expires_at: string | null
+  readonly last_used_at: string | null
+  readonly created_at: string
+  readonly revoked_at: string | null
+}
+
+export interface NewApiKey {
+  readonly tenantId: string
+  readonly name: string
+  readonly description?: string | undefined
+  readonly permissions: ReadonlyArray<PermissionGrant>
+  readonly expiresAt?: string | undefined
+  readonly createdByUserId?: string | undefined
+}
+
+/** Tenants, users, memberships and API keys: the operator's side of the service. */
+export class Tenancy extends Context.Tag("erp/core/Tenancy")<Tenancy, {
+  readonly createTenant: (input: { name: string; countryCode: string }) => Effect.Effect<Tenant, InvalidRequest>
+  readonly listTenants: Effect.Effect<ReadonlyArray<Tenant>>
+  readonly getTenant: (id: string) => Effect.Effect<Tenant, NotFound | InvalidRequest>
+  readonly createUser: (input: { email: string; name: string }) => Effect.Effect<User, Conflict | InvalidRequest>
+  /** By id or email. */
+  readonly getUser: (reference: string) => Effect.Effect<User, NotFound>
+  readonly addMember: (input: {
+    tenantId: string
+    userId: string
+    role: Role
+    permissions?: ReadonlyArray<PermissionGrant>
+  }) => Effect.Effect<Membership, NotFound | Conflict | InvalidRequest>
+  readonly createApiKey: (input: NewApiKey) => Effect.Effect<{ readonly key: ApiKey; readonly token: string }, NotFound | InvalidRequest>
+  readonly listApiKeys: (tenantId: string) => Effect.Effect<ReadonlyArray<ApiKey>, NotFound | InvalidRequest>
+  readonly revokeApiKey: (keyId: string) => Effect.Effect<ApiKey, NotFound | InvalidRequest>
+  /** The principal behind an API key token; 401 for anything but a live, matching key. */
+  readonly authenticateApiKey: (token: string) => Effect.Effect<Principal, Unauthenticated>
+  readonly countTenants: Effect.Effect<number>
+}>() {}
