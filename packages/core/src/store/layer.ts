@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
+import { Authenticator } from "../auth/authenticator.js"
 import { CursorSecret } from "../engine/cursor.js"
 import { ResourceEngine } from "../engine/service.js"
 import { layerCatalogLookup } from "./catalog-lookup.js"
@@ -27,13 +28,8 @@ export const layerCursorSecret = Layer.effect(
 )
 
 /** Every core service over an open, migrated store. */
-export const layerServices = Layer.mergeAll(
-  ResourceEngine.layer,
-  layerTenancy,
-  layerCatalogLookup,
-  layerTransactions
-).pipe(
-  Layer.provideMerge(Layer.mergeAll(layerResourceRepository, layerTransactions, layerCursorSecret, layerCatalogLookup)),
+export const layerServices = Layer.mergeAll(ResourceEngine.layer, Authenticator.layer).pipe(
+  Layer.provideMerge(Layer.mergeAll(layerResourceRepository, layerTransactions, layerCursorSecret, layerCatalogLookup, layerTenancy)),
   Layer.provideMerge(layerMigrated)
 )
 

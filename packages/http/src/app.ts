@@ -1,0 +1,69 @@
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { layerCore, resolveStoreLocation, type StoreLocation } from "@erp/core"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { createServer } from "node:http"
+import { Api } from "./api.js"
+import { layerAuthentication } from "./authentication.js"
+import { layerHandlers } from "./handlers.js"
+import { withHostConcerns } from "./middleware.js"
+
+/** The API with its handlers and `/openapi.json`; needs the core services. */
+export const layerHttpApi = HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }).pipe(
+  Layer.provideMerge(HttpApiBuilder.api(Api).pipe(Layer.provide(layerHandlers), Layer.provide(layerAuthentication)))
+)
+
+export interface ListenOptions {
+  readonly port?: number
+  readonly host?: string
+}
+
+/** The Node HTTP server serving the API (and exposing `HttpServer` for its address); needs the core services. */
+export const layerNodeServer = (options: ListenOptions = {}) =>
+  HttpApiBuilder.serve(withHostConcerns).pipe(
+    Layer.provide(layerHttpApi),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
+  )
+
+export interface StoreOptions {
+  /** PostgreSQL URL; defaults to `DATABASE_URL`, else the embedded store. */
+  readonly databaseUrl?: string
+  /** Folder of the embedded store; defaults to `ERP_DATA_DIR` or `.erp-data`. */
+  readonly dataDir?: string
+  /** A ready store location (overrides the two above). */
+  readonly store?: StoreLocation
+}
+
+const storeOf = (options: StoreOptions) => options.store ?? resolveStoreLocation(options)
+
+/**
+ * A web-standard handler for embedding in any server that speaks `Request`/`Response`
+ * (node:http via an adapter, Express, Fastify, Bun, Deno, workers). The store is opened
+ * and migrated before the promise resolves; `dispose` closes it.
+ */
+export const createFetchHandler = async (options: StoreOptions = {}) => {
+  const core = ManagedRuntime.make(layerCore(storeOf(options)))
+  const runtime = await core.runtime()
+  const web = HttpApiBuilder.toWebHandler(
+    Layer.mergeAll(layerHttpApi, HttpServer.layerContext).pipe(Layer.provide(Layer.succeedContext(runtime.context))),
+    { middleware: withHostConcerns }
+  )
+  return {
+    handler: web.handler,
+    dispose: async () => {
+      await web.dispose()
+      await core.dispose()
+    }
+  }
+}
+
+/**
+ * Starts the Node server on its own (port 0 picks a free port) and resolves with
+ * its URL once it listens; `close` stops it and closes the store.
+ */
+export const startServer = async (options: StoreOptions & ListenOptions = {}) => {
+  const runtime = ManagedRuntime.make(layerNodeServer(options).pipe(Layer.provide(layerCore(storeOf(options)))))
+  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+  const url = address._tag === "TcpAddress" ? `http://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}` : `unix:${address.path}`
+  return { url, close: () => runtime.dispose() }
+}

@@ -1,0 +1,100 @@
+import { HttpApiSchema } from "@effect/platform"
+import { type DomainError, FieldErrors } from "@erp/core"
+import { Schema } from "effect"
+
+/**
+ * The spec's error body. `status_code` is a literal per class so that encoding
+ * an error picks the class (and status) it belongs to, never a look-alike.
+ */
+const ErrorBody = <S extends number>(status: S) => ({
+  status_code: Schema.Literal(status),
+  message: Schema.String,
+  error: Schema.String,
+  code: Schema.optional(Schema.String),
+  details: Schema.optional(Schema.Struct({ fields: FieldErrors }))
+})
+
+const annotate = <A>(status: number, description: string) => HttpApiSchema.annotations<A>({ status, description })
+
+export class BadRequest extends Schema.Class<BadRequest>("BadRequest")(ErrorBody(400), annotate<BadRequest>(400, "Invalid input: body, query, id or api-version")) {}
+export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(ErrorBody(401), annotate<Unauthorized>(401, "Missing, invalid, expired or revoked credentials")) {}
+export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(ErrorBody(403), annotate<Forbidden>(403, "Valid credentials without the permission")) {}
+export class NotFound extends Schema.Class<NotFound>("NotFound")(ErrorBody(404), annotate<NotFound>(404, "No such record for this tenant")) {}
+export class Conflict extends Schema.Class<Conflict>("Conflict")(ErrorBody(409), annotate<Conflict>(409, "Duplicate of an existing record")) {}
+export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLarge")(ErrorBody(413), annotate<PayloadTooLarge>(413, "Request body over the size limit")) {}
+export class UnprocessableEntity extends Schema.Class<UnprocessableEntity>("UnprocessableEntity")(ErrorBody(422), annotate<UnprocessableEntity>(422, "Well-formed input the business rules refuse; details.fields names each field")) {}
+export class TooManyRequests extends Schema.Class<TooManyRequests>("TooManyRequests")(ErrorBody(429), annotate<TooManyRequests>(429, "Rate limit exceeded")) {}
+export class InternalServerError extends Schema.Class<InternalServerError>("InternalServerError")(ErrorBody(500), annotate<InternalServerError>(500, "Internal failure")) {}
+
+export const ERROR_CLASSES = [
+  BadRequest,
+  Unauthorized,
+  Forbidden,
+  NotFound,
+  Conflict,
+  PayloadTooLarge,
+  UnprocessableEntity,
+  TooManyRequests,
+  InternalServerError
+] as const
+
+export type ApiError = InstanceType<(typeof ERROR_CLASSES)[number]>
+
+const REASONS: Record<number, string> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable"
+}
+
+export const reasonPhrase = (status: number): string => REASONS[status] ?? "Error"
+
+/** The plain JSON body for a status, for responses made outside HttpApi's error encoding. */
+export const errorBody = <S extends number>(status: S, message: string, code?: string, fields?: FieldErrors) => ({
+  status_code: status,
+  message,
+  error: reasonPhrase(status),
+  ...(code ? { code } : {}),
+  ...(fields ? { details: { fields } } : {})
+})
+
+const CLASS_BY_STATUS = {
+  400: BadRequest,
+  401: Unauthorized,
+  403: Forbidden,
+  404: NotFound,
+  409: Conflict,
+  413: PayloadTooLarge,
+  422: UnprocessableEntity,
+  429: TooManyRequests,
+  500: InternalServerError
+} as const
+
+export const apiError = (status: keyof typeof CLASS_BY_STATUS, message: string, code?: string, fields?: FieldErrors): ApiError =>
+  new CLASS_BY_STATUS[status](errorBody(status, message, code, fields) as never)
+
+/** The one place core errors meet HTTP statuses. */
+export const toApiError = (error: DomainError): ApiError => {
+  switch (error._tag) {
+    case "InvalidRequest":
+      return apiError(400, error.message, error.code, error.fields)
+    case "Unauthenticated":
+      return apiError(401, error.message, error.code)
+    case "Forbidden":
+      return apiError(403, error.message, error.code)
+    case "NotFound":
+      return apiError(404, error.message, error.code)
+    case "Conflict":
+      return apiError(409, error.message, error.code)
+    case "Unprocessable":
+      return apiError(422, error.message, error.code, error.fields)
+  }
+}

@@ -1,0 +1,7 @@
+export * from "./api.js"
+export * from "./app.js"
+export * from "./authentication.js"
+export * from "./errors.js"
+export * from "./handlers.js"
+export * from "./middleware.js"
+export * from "./body.js"

@@ -1,0 +1,48 @@
+import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { randomUUID } from "node:crypto"
+import { errorBody } from "./errors.js"
+
+export const SUPPORTED_VERSIONS = ["v1"] as const
+export const CURRENT_VERSION = "v1"
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+const DEFAULT_MESSAGES: Record<number, string> = {
+  404: "No such route",
+  405: "Method not allowed",
+  500: "Internal server error",
+  503: "Service unavailable"
+}
+
+/**
+ * Last touch on every response, including those the platform makes itself
+ * (unknown route, defect): the spec's error body where there is none, the
+ * request id, the version, and the challenge on 401.
+ */
+const finalize = (requestId: string, path: string) => (response: HttpServerResponse.HttpServerResponse) => {
+  let out = response
+  if (out.status >= 400 && out.body._tag === "Empty") {
+    const message = out.status === 404 ? `No route for ${path}` : DEFAULT_MESSAGES[out.status] ?? "Request failed"
+    const code = out.status === 404 ? "ROUTE_NOT_FOUND" : out.status >= 500 ? "INTERNAL_ERROR" : undefined
+    out = HttpServerResponse.unsafeJson(errorBody(out.status, message, code), { status: out.status, headers: out.headers })
+  }
+  if (out.status === 401 && !out.headers["www-authenticate"]) out = HttpServerResponse.setHeader(out, "www-authenticate", `Bearer realm="erp"`)
+  return out.pipe(HttpServerResponse.setHeader("x-request-id", requestId), HttpServerResponse.setHeader("api-version", CURRENT_VERSION))
+}
+
+/** Around every request: request id, `api-version` check, and `finalize` on the way out. */
+export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const incoming = request.headers["x-request-id"]
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+    const done = finalize(requestId, `${request.method} ${request.url.split("?")[0]}`)
+    const version = request.headers["api-version"]
+    if (version !== undefined && !(SUPPORTED_VERSIONS as ReadonlyArray<string>).includes(version)) {
+      const message = `Invalid api-version "${version}". Accepted versions: ${SUPPORTED_VERSIONS.join(", ")}. Current version: ${CURRENT_VERSION}.`
+      return done(HttpServerResponse.unsafeJson(errorBody(400, message, "INVALID_API_VERSION"), { status: 400 }))
+    }
+    yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(done(response)))
+    return yield* app.pipe(Effect.annotateLogs({ request_id: requestId }))
+  })
