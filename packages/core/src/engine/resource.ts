@@ -42,6 +42,8 @@ export interface ResourceDefinition<Rec = unknown, Create = unknown, Update = un
   readonly record: Schema.Schema.AnyNoContext
   readonly createInput: Schema.Schema.AnyNoContext
   readonly updateInput: Schema.Schema.AnyNoContext
+  /** A valid create body: shown in OpenAPI and tool descriptions, used by the generic contract tests. */
+  readonly example: Readonly<Record<string, unknown>>
 
   readonly filters: Readonly<Record<string, FilterField>>
   readonly defaultSort: { readonly field: string; readonly order: SortOrder }

@@ -404,6 +404,14 @@ export const customers = defineResource({
   record: Customer,
   createInput: CustomerCreate,
   updateInput: CustomerUpdate,
+  example: {
+    legal_name: "Padaria Pão Quente Ltda",
+    trade_name: "Pão Quente",
+    tax_id: "11.222.333/0001-81",
+    tax_id_type: "CNPJ",
+    emails: ["compras@paoquente.example"],
+    city_id: 3550308
+  },
   table: "customers",
   columns: { ...partyColumnTypes, country_id: "integer" },
   joins: {

@@ -198,6 +198,13 @@ export const products = defineResource({
   record: Product,
   createInput: ProductCreate,
   updateInput: ProductUpdate,
+  example: {
+    name: "Espresso beans 1 kg",
+    type: "goods",
+    sale_price: "89.900000",
+    tags: ["coffee"],
+    br_data: { ncm_code: "09012100", origin: "0" }
+  },
   table: "products",
   columns: {
     reference_code: "text",

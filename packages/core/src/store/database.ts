@@ -7,7 +7,8 @@ import { layerPostgres } from "./postgres.js"
 /** Where the data lives: a PostgreSQL server, or the embedded store in a folder. */
 export type StoreLocation =
   | { readonly kind: "postgres"; readonly url: string }
-  | { readonly kind: "pglite"; readonly dataDir: string }
+  /** Without `dataDir` the store lives in memory; `loadDataDir` starts it from a dump (tests clone a template so). */
+  | { readonly kind: "pglite"; readonly dataDir?: string; readonly loadDataDir?: Blob }
 
 /** `--database-url`, then `DATABASE_URL`, else the embedded store in `ERP_DATA_DIR` or `.erp-data/`. */
 export const resolveStoreLocation = (options: { databaseUrl?: string | undefined; dataDir?: string | undefined } = {}): StoreLocation => {
@@ -19,7 +20,9 @@ export const resolveStoreLocation = (options: { databaseUrl?: string | undefined
 export const describeStore = (location: StoreLocation): string =>
   location.kind === "postgres"
     ? `PostgreSQL at ${redactUrl(location.url)}`
-    : `embedded PGlite store in ${location.dataDir}`
+    : location.dataDir
+    ? `embedded PGlite store in ${location.dataDir}`
+    : "embedded PGlite store in memory"
 
 const redactUrl = (url: string): string => {
   try {
@@ -32,4 +35,4 @@ const redactUrl = (url: string): string => {
 }
 
 export const layerStore = (location: StoreLocation): Layer.Layer<SqlClient.SqlClient, unknown> =>
-  location.kind === "postgres" ? layerPostgres(location.url) : layerPglite({ dataDir: location.dataDir })
+  location.kind === "postgres" ? layerPostgres(location.url) : layerPglite(location)

@@ -1,0 +1,28 @@
+import { Tenancy } from "@erp/core"
+import { type Command } from "commander"
+import { Effect } from "effect"
+import { printJson, runWithCore, type StoreFlags } from "../runtime.js"
+
+export const registerTenants = (program: Command) => {
+  const tenants = program.command("tenants").description("Manage tenants (companies)")
+  tenants
+    .command("create")
+    .description("Create a tenant")
+    .requiredOption("--name <name>", "Tenant name")
+    .requiredOption("--country <code>", "ISO 3166-1 alpha-2 country code, e.g. BR or US")
+    .option("--json", "Print the tenant as one JSON object")
+    .action(async (options: { name: string; country: string; json?: boolean }, command: Command) => {
+      const tenant = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name: options.name, countryCode: options.country })))
+      if (options.json) printJson(tenant)
+      else process.stdout.write(`Created tenant ${tenant.name} (${tenant.country_code})\nid: ${tenant.id}\n`)
+    })
+  tenants
+    .command("list")
+    .description("List tenants")
+    .option("--json", "Print a JSON array")
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const list = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.listTenants))
+      if (options.json) printJson(list)
+      else for (const tenant of list) process.stdout.write(`${tenant.id}  ${tenant.country_code}  ${tenant.name}\n`)
+    })
+}

@@ -1,0 +1,53 @@
+import { ALL_PERMISSIONS, layerCore, type PermissionGrant, type StoreLocation, Tenancy } from "@erp/core"
+import { HttpServer } from "@effect/platform"
+import { layerNodeServer } from "@erp/http"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { randomUUID } from "node:crypto"
+
+export interface TestTenant {
+  readonly id: string
+  readonly name: string
+  /** Token of an API key with every permission. */
+  readonly token: string
+}
+
+/** A host started on a random port over `store`, with the core at hand to make tenants and keys. */
+export const startTestHost = async (store: StoreLocation) => {
+  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0 }).pipe(Layer.provideMerge(layerCore(store))))
+  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  const url = `http://127.0.0.1:${address.port}`
+
+  const run = <A, E>(effect: Effect.Effect<A, E, Tenancy>) => runtime.runPromise(effect)
+
+  const createKey = (tenantId: string, permissions: ReadonlyArray<PermissionGrant>, options: { expiresAt?: string; name?: string } = {}) =>
+    run(Effect.flatMap(Tenancy, (tenancy) =>
+      tenancy.createApiKey({ tenantId, name: options.name ?? "test key", permissions, expiresAt: options.expiresAt })))
+
+  const revokeKey = (keyId: string) => run(Effect.flatMap(Tenancy, (tenancy) => tenancy.revokeApiKey(keyId)))
+
+  const createTenant = async (countryCode = "BR"): Promise<TestTenant> => {
+    const name = `Tenant ${randomUUID().slice(0, 8)}`
+    const tenant = await run(Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name, countryCode })))
+    const { token } = await createKey(tenant.id, ALL_PERMISSIONS)
+    return { id: tenant.id, name, token }
+  }
+
+  const request = async (method: string, pathAndQuery: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+    const headers: Record<string, string> = { ...options.headers }
+    if (options.token) headers.authorization = `Bearer ${options.token}`
+    if (options.body !== undefined) headers["content-type"] = "application/json"
+    const response = await fetch(url + pathAndQuery, {
+      method,
+      headers,
+      ...(options.body !== undefined ? { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) } : {})
+    })
+    const text = await response.text()
+    const body = text ? (JSON.parse(text) as any) : undefined
+    return { status: response.status, headers: response.headers, body }
+  }
+
+  return { url, runtime, run, createTenant, createKey, revokeKey, request, close: () => runtime.dispose() }
+}
+
+export type TestHost = Awaited<ReturnType<typeof startTestHost>>
