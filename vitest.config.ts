@@ -18,6 +18,8 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     minWorkers: 1,
+    // CI also reads a plain "N passed, N failed" line printed from this report by test/summary.ts.
+    reporters: ["default", ["json", { outputFile: ".erp-test-results.json" }]],
     testTimeout: 30_000,
     hookTimeout: 120_000
   }

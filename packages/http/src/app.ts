@@ -50,6 +50,8 @@ export const createFetchHandler = async (options: StoreOptions = {}) => {
   )
   return {
     handler: web.handler,
+    /** The core services (tenants, keys, the resource engine) for the embedding app's own use. */
+    core,
     dispose: async () => {
       await web.dispose()
       await core.dispose()

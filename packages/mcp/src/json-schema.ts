@@ -16,7 +16,8 @@ const DEFINITIONS = "#/$defs/"
  * itself at the root, so that reference is inlined and `$defs` kept for the nested ones.
  */
 export const inputJsonSchema = (schema: Schema.Schema.AnyNoContext): ObjectJsonSchema => {
-  const { $ref, $defs, ...rest } = JSONSchema.make(schema, { target: "jsonSchema2020-12" }) as Record<string, unknown>
+  const root: Readonly<Record<string, unknown>> = { ...JSONSchema.make(schema, { target: "jsonSchema2020-12" }) }
+  const { $ref, $defs, ...rest } = root
   const definitions = { ...($defs as Record<string, Record<string, unknown>> | undefined) }
   const inlined: Record<string, unknown> = { ...rest }
   if (typeof $ref === "string" && $ref.startsWith(DEFINITIONS)) {
@@ -29,5 +30,5 @@ export const inputJsonSchema = (schema: Schema.Schema.AnyNoContext): ObjectJsonS
   if (inlined.type !== "object" || typeof inlined.properties !== "object") {
     throw new Error(`A tool input must be an object schema, got ${JSON.stringify(inlined).slice(0, 200)}`)
   }
-  return { required: [], ...inlined } as ObjectJsonSchema
+  return { type: "object", properties: {}, required: [], ...inlined }
 }

@@ -1,0 +1,70 @@
+import { Authenticator, layerCore, type StoreLocation } from "@erp/core"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { Cause, Effect, Exit, Layer, Logger, ManagedRuntime } from "effect"
+import { makeMcpServer } from "./server.js"
+
+/**
+ * stdout carries JSON-RPC and one stray line breaks the client, so while the
+ * server runs every console method writes to stderr, whoever calls it
+ * (a dependency, the embedded Postgres).
+ */
+const routeConsoleToStderr = (): (() => void) => {
+  const stderr = new console.Console({ stdout: process.stderr, stderr: process.stderr })
+  const methods = ["log", "info", "debug", "dir", "table", "trace"] as const
+  const saved = methods.map((method) => [method, console[method]] as const)
+  for (const method of methods) (console as unknown as Record<string, unknown>)[method] = stderr[method].bind(stderr)
+  return () => {
+    for (const [method, original] of saved) (console as unknown as Record<string, unknown>)[method] = original
+  }
+}
+
+const layerStderrLogger = Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))
+
+/** The store's own error when it cannot be opened (folder locked, server unreachable), so the CLI can print it as is. */
+const openFailure = (cause: Cause.Cause<unknown>): Error => {
+  const error = Cause.squash(cause)
+  return error instanceof Error ? error : new Error(String(error))
+}
+
+/**
+ * Serves the registry's tools over stdin/stdout for one API key, until the
+ * client closes stdin or the process is told to stop; then closes the store.
+ * Rejects when the store cannot be opened or the key is refused.
+ */
+export const runStdio = async (options: { readonly apiKey: string; readonly store: StoreLocation }): Promise<void> => {
+  const restoreConsole = routeConsoleToStderr()
+  const runtime = ManagedRuntime.make(layerCore(options.store).pipe(Layer.provideMerge(layerStderrLogger)))
+  const signals = ["SIGINT", "SIGTERM"] as const
+  let stop = () => {}
+  try {
+    const opened = await runtime.runPromiseExit(Effect.void)
+    if (Exit.isFailure(opened)) throw openFailure(opened.cause)
+
+    const authenticate = Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(options.apiKey))
+    const checked = await runtime.runPromiseExit(authenticate)
+    if (Exit.isFailure(checked)) {
+      const reason = Cause.squash(checked.cause)
+      const message = reason instanceof Error ? reason.message : String(reason)
+      process.stderr.write(`erp mcp: ${message}\n`)
+      throw new Error(`The API key was refused: ${message}`)
+    }
+
+    const server = makeMcpServer({ principal: authenticate, runtime })
+    const closed = new Promise<void>((resolve) => {
+      server.onclose = resolve
+    })
+    stop = () => void server.close()
+    process.stdin.once("end", stop)
+    // A client that went away makes writes fail with EPIPE; that ends the session rather than the process.
+    process.stdout.once("error", stop)
+    for (const signal of signals) process.once(signal, stop)
+    await server.connect(new StdioServerTransport())
+    await closed
+  } finally {
+    process.stdin.off("end", stop)
+    process.stdout.off("error", stop)
+    for (const signal of signals) process.off(signal, stop)
+    await runtime.dispose()
+    restoreConsole()
+  }
+}
