@@ -3,6 +3,7 @@ import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { type AnyResource, pageOf, resources } from "@erp/core"
 import { Schema } from "effect"
 import { Authentication } from "./authentication.js"
+import { listParameters, withDeletedParameter } from "./openapi-parameters.js"
 import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, TooManyRequests, UnprocessableEntity } from "./errors.js"
 
 const IdPath = Schema.Struct({ id: Schema.String.annotations({ description: "UUID of the record" }) })
@@ -13,7 +14,7 @@ const listDescription = (resource: AnyResource) => {
     .join(", ")
   const sortable = Object.entries(resource.filters).filter(([, field]) => field.sortable).map(([name]) => `\`${name}\``).join(", ")
   return [
-    `A page of ${resource.name}, newest cursor semantics as in the guide. Default sort \`${resource.defaultSort.field}:${resource.defaultSort.order}\`.`,
+    `A page of ${resource.name} (keyset cursor pagination). Default sort \`${resource.defaultSort.field}:${resource.defaultSort.order}\`.`,
     `Common parameters: \`cursor\`, \`limit\` (1-100, default 20), \`sort\` (${sortable}), \`search\`${resource.search?.payload ? ", `include_payload_search`" : ""}, \`with_deleted\`, \`filter\` (JSON form).`,
     `Filters (\`field=v\`, \`field[op]=v\`): ${fields}.`
   ].join("\n\n")
@@ -27,6 +28,7 @@ export const resourceGroup = (resource: AnyResource) =>
         .addSuccess(pageOf(resource.record, `${resource.title}Page`))
         .annotate(OpenApi.Summary, `List ${resource.name}`)
         .annotate(OpenApi.Description, listDescription(resource))
+        .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...listParameters(resource)] }))
     )
     .add(
       HttpApiEndpoint.get("get", `/${resource.name}/:id`)
@@ -34,6 +36,7 @@ export const resourceGroup = (resource: AnyResource) =>
         .addSuccess(resource.record)
         .annotate(OpenApi.Summary, `Get a ${resource.singular}`)
         .annotate(OpenApi.Description, "Query `with_deleted=true` returns a soft-deleted record too.")
+        .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...(operation.parameters ?? []), withDeletedParameter] }))
     )
     .add(
       HttpApiEndpoint.post("create", `/${resource.name}`)

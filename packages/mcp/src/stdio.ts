@@ -1,6 +1,6 @@
-import { Authenticator, layerCore, type StoreLocation } from "@erp/core"
+import { Authenticator, layerCore, type StoreLocation, Unauthenticated } from "@erp/core"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { Cause, Effect, Exit, Layer, Logger, ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, ManagedRuntime, Option } from "effect"
 import { makeMcpServer } from "./server.js"
 
 /**
@@ -10,18 +10,15 @@ import { makeMcpServer } from "./server.js"
  */
 const routeConsoleToStderr = (): (() => void) => {
   const stderr = new console.Console({ stdout: process.stderr, stderr: process.stderr })
-  const methods = ["log", "info", "debug", "dir", "table", "trace"] as const
-  const saved = methods.map((method) => [method, console[method]] as const)
-  for (const method of methods) (console as unknown as Record<string, unknown>)[method] = stderr[method].bind(stderr)
-  return () => {
-    for (const [method, original] of saved) (console as unknown as Record<string, unknown>)[method] = original
-  }
+  const saved = { log: console.log, info: console.info, debug: console.debug, dir: console.dir, table: console.table, trace: console.trace }
+  Object.assign(console, { log: stderr.log, info: stderr.info, debug: stderr.debug, dir: stderr.dir, table: stderr.table, trace: stderr.trace })
+  return () => void Object.assign(console, saved)
 }
 
 const layerStderrLogger = Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))
 
-/** The store's own error when it cannot be opened (folder locked, server unreachable), so the CLI can print it as is. */
-const openFailure = (cause: Cause.Cause<unknown>): Error => {
+/** The underlying error (folder locked, server unreachable, ...), so the CLI can print it as is. */
+const asError = (cause: Cause.Cause<unknown>): Error => {
   const error = Cause.squash(cause)
   return error instanceof Error ? error : new Error(String(error))
 }
@@ -38,15 +35,15 @@ export const runStdio = async (options: { readonly apiKey: string; readonly stor
   let stop = () => {}
   try {
     const opened = await runtime.runPromiseExit(Effect.void)
-    if (Exit.isFailure(opened)) throw openFailure(opened.cause)
+    if (Exit.isFailure(opened)) throw asError(opened.cause)
 
     const authenticate = Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(options.apiKey))
     const checked = await runtime.runPromiseExit(authenticate)
     if (Exit.isFailure(checked)) {
-      const reason = Cause.squash(checked.cause)
-      const message = reason instanceof Error ? reason.message : String(reason)
-      process.stderr.write(`erp mcp: ${message}\n`)
-      throw new Error(`The API key was refused: ${message}`)
+      const refused = Option.getOrUndefined(Cause.failureOption(checked.cause))
+      if (!(refused instanceof Unauthenticated)) throw asError(checked.cause)
+      process.stderr.write(`erp mcp: ${refused.message}\n`)
+      throw new Error(`The API key was refused: ${refused.message}`)
     }
 
     const server = makeMcpServer({ principal: authenticate, runtime })
@@ -56,7 +53,7 @@ export const runStdio = async (options: { readonly apiKey: string; readonly stor
     stop = () => void server.close()
     process.stdin.once("end", stop)
     // A client that went away makes writes fail with EPIPE; that ends the session rather than the process.
-    process.stdout.once("error", stop)
+    process.stdout.on("error", stop)
     for (const signal of signals) process.once(signal, stop)
     await server.connect(new StdioServerTransport())
     await closed

@@ -1,0 +1,217 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { testDataDir } from "../../../test/support/stores.js"
+
+const BIN = path.resolve("packages/cli/bin/erp.js")
+
+interface Result {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const erp = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Result> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: "", ...env } })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+const json = (result: Result) => {
+  expect(result.code, result.stderr).toBe(0)
+  return JSON.parse(result.stdout)
+}
+
+/** Starts `erp serve` and resolves once it prints its address. */
+const serve = (args: ReadonlyArray<string>) =>
+  new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args, "serve", "--port", "0"], { env: { ...process.env, DATABASE_URL: "" } })
+    let output = ""
+    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000)
+    const onData = (chunk: Buffer) => {
+      output += chunk
+      const match = /listening on (http:\/\/\S+)/.exec(output)
+      if (match) {
+        clearTimeout(timer)
+        setTimeout(() => resolve({ child, url: match[1], output: () => output }), 300)
+      }
+    }
+    child.stdout.on("data", onData)
+    child.stderr.on("data", onData)
+    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${output}`)))
+  })
+
+const stop = (child: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve()
+    child.once("exit", () => resolve())
+    child.kill("SIGTERM")
+  })
+
+describe("erp CLI on the embedded store", () => {
+  let dir: string
+  let flags: Array<string>
+  let tenantId: string
+
+  beforeAll(async () => {
+    dir = testDataDir()
+    flags = ["--data-dir", dir]
+    tenantId = json(await erp([...flags, "tenants", "create", "--name", "Acme Ltda", "--country", "br", "--json"])).id
+  })
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }))
+
+  it("creates a tenant and prints one JSON object", async () => {
+    const tenant = json(await erp([...flags, "tenants", "create", "--name", "Beta Inc", "--country", "US", "--json"]))
+    expect(tenant).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: "Beta Inc", country_code: "US" })
+    const list = json(await erp([...flags, "tenants", "list", "--json"]))
+    expect(list.map((item: { id: string }) => item.id)).toContain(tenant.id)
+  })
+
+  it("refuses an unknown country with a clear message and exit code 1", async () => {
+    const result = await erp([...flags, "tenants", "create", "--name", "X", "--country", "XX"])
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain("Unknown country code")
+  })
+
+  it("creates users and memberships", async () => {
+    const user = json(await erp([...flags, "users", "create", "--email", "ana@acme.example", "--name", "Ana", "--json"]))
+    expect(user.email).toBe("ana@acme.example")
+    const membership = json(await erp([...flags, "members", "add", "--tenant", tenantId, "--user", "ana@acme.example", "--role", "member", "--permission", "products:read", "--json"]))
+    expect(membership).toMatchObject({ tenant_id: tenantId, user_id: user.id, role: "member" })
+    const again = await erp([...flags, "members", "add", "--tenant", tenantId, "--user", user.id, "--role", "admin"])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain("already a member")
+    const badRole = await erp([...flags, "members", "add", "--tenant", tenantId, "--user", user.id, "--role", "owner"])
+    expect(badRole.code).not.toBe(0)
+  })
+
+  it("creates keys with permissions, shows the token once, lists without secrets, revokes", async () => {
+    const created = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "sync", "--permission", "products:read", "--permission", "customers:*", "--json"]))
+    expect(created.token).toMatch(/^sk_[a-z0-9]{16}_[A-Za-z0-9]{40}$/)
+    expect(created.permissions).toEqual([
+      { resource_code: "customers", can_read: true, can_create: true, can_update: true, can_delete: true },
+      { resource_code: "products", can_read: true, can_create: false, can_update: false, can_delete: false }
+    ])
+    const listed = await erp([...flags, "keys", "list", "--tenant", tenantId, "--json"])
+    expect(listed.stdout).not.toContain(created.token.split("_")[2])
+    expect(JSON.parse(listed.stdout).find((key: { id: string }) => key.id === created.id)).toMatchObject({ name: "sync", revoked_at: null })
+    const revoked = json(await erp([...flags, "keys", "revoke", created.id, "--json"]))
+    expect(revoked.revoked_at).toEqual(expect.any(String))
+  })
+
+  it("refuses a key without permissions or with an unknown one", async () => {
+    const none = await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "none"])
+    expect(none.code).toBe(1)
+    expect(none.stderr).toContain("--permission")
+    const unknown = await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "x", "--permission", "invoices:fly"])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain("Unknown")
+  })
+
+  it("accepts an expiry in the past with a warning", async () => {
+    const result = await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "old", "--all", "--expires-at", "2020-01-01", "--json"])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain("Warning")
+    expect(JSON.parse(result.stdout).expires_at).toBe("2020-01-01")
+  })
+
+  it("serves HTTP with keys made by the CLI, and a revoked key gets 401", async () => {
+    const key = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "http", "--all", "--json"]))
+    const readOnly = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "ro", "--permission", "products:read", "--json"]))
+    const host = await serve(flags)
+    try {
+      const created = await fetch(`${host.url}/products`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${key.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ name: "From the CLI host" })
+      })
+      expect(created.status).toBe(201)
+      expect((await fetch(`${host.url}/products`, { headers: { authorization: readOnly.token } })).status).toBe(200)
+      const denied = await fetch(`${host.url}/products`, { method: "POST", headers: { authorization: readOnly.token, "content-type": "application/json" }, body: "{\"name\":\"x\"}" })
+      expect(denied.status).toBe(403)
+
+      // A second process on the same folder is refused with the holder named, and the first keeps serving.
+      const second = await erp([...flags, "tenants", "list"])
+      expect(second.code).toBe(1)
+      expect(second.stderr).toContain(`in use by process ${host.child.pid}`)
+      expect((await fetch(`${host.url}/health`)).status).toBe(200)
+    } finally {
+      await stop(host.child)
+    }
+    // The lock is released on exit: the CLI can revoke now, and a restarted host refuses the key.
+    json(await erp([...flags, "keys", "revoke", key.id, "--json"]))
+    const again = await serve(flags)
+    try {
+      expect((await fetch(`${again.url}/products`, { headers: { authorization: `Bearer ${key.token}` } })).status).toBe(401)
+    } finally {
+      await stop(again.child)
+    }
+  }, 120_000)
+
+  it("exports a tenant's records as JSON lines", async () => {
+    const key = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "export", "--all", "--json"]))
+    const host = await serve(flags)
+    try {
+      for (const name of ["A", "B", "C"]) {
+        await fetch(`${host.url}/products`, { method: "POST", headers: { authorization: key.token, "content-type": "application/json" }, body: JSON.stringify({ name: `Export ${name}` }) })
+      }
+    } finally {
+      await stop(host.child)
+    }
+    const result = await erp([...flags, "export", "products", "--tenant", tenantId])
+    expect(result.code, result.stderr).toBe(0)
+    const names = result.stdout.trim().split("\n").map((line) => JSON.parse(line).name)
+    expect(names).toEqual(expect.arrayContaining(["Export A", "Export B", "Export C"]))
+    expect(result.stderr).toMatch(/Exported \d+ products/)
+  }, 120_000)
+})
+
+describe("erp serve on a fresh store", () => {
+  it("migrates, loads catalogs, creates the demo tenant and prints a working key once", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "erp-fresh-"))
+    try {
+      const host = await serve(["--data-dir", dir])
+      let token: string
+      try {
+        const printed = host.output()
+        token = /(sk_[a-z0-9]{16}_[A-Za-z0-9]{40})/.exec(printed)![1]
+        expect(printed).toContain(`curl -s ${host.url}/products -H "Authorization: Bearer ${token}"`)
+        const response = await fetch(`${host.url}/products`, { headers: { authorization: `Bearer ${token}` } })
+        expect(response.status).toBe(200)
+      } finally {
+        await stop(host.child)
+      }
+      const restarted = await serve(["--data-dir", dir])
+      try {
+        expect(restarted.output()).not.toContain("sk_")
+        expect((await fetch(`${restarted.url}/products`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200)
+      } finally {
+        await stop(restarted.child)
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 180_000)
+})
+
+describe.runIf(Boolean(process.env.TEST_DATABASE_URL))("erp CLI on PostgreSQL", () => {
+  it("creates a tenant and a key, and serves with them", async () => {
+    const flags = ["--database-url", process.env.TEST_DATABASE_URL!]
+    const tenant = json(await erp([...flags, "tenants", "create", "--name", "PG Tenant", "--country", "US", "--json"]))
+    const key = json(await erp([...flags, "keys", "create", "--tenant", tenant.id, "--name", "pg", "--all", "--json"]))
+    const host = await serve(flags)
+    try {
+      const response = await fetch(`${host.url}/customers`, { headers: { authorization: `Bearer ${key.token}` } })
+      expect(response.status).toBe(200)
+      expect(host.output()).toContain("PostgreSQL")
+    } finally {
+      await stop(host.child)
+    }
+  }, 120_000)
+})

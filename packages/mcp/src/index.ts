@@ -1,0 +1,6 @@
+export { domainErrorBody, type ErrorBody, errorBody, internalErrorBody } from "./errors.js"
+export { inputJsonSchema, type ObjectJsonSchema } from "./json-schema.js"
+export { type ListArguments, listArguments, toQueryParams } from "./list-arguments.js"
+export { callTool, makeMcpServer, MCP_SERVER_VERSION, type McpServerOptions, toolError, toolResult } from "./server.js"
+export { runStdio } from "./stdio.js"
+export { listTenantsTool, resourceTools, type ToolArguments, type ToolDefinition, tools } from "./tools.js"
