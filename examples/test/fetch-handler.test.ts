@@ -35,7 +35,7 @@ describe.each(storeKinds)("embedding the fetch handler in node:http on %s", (kin
       body: JSON.stringify({ name: "Embedded", sale_price: "1.25" })
     })
     expect(created.status).toBe(201)
-    const product = await created.json()
+    const product = (await created.json()) as { id: string }
     const fetched = await fetch(`${host.url}${PREFIX}/products/${product.id}`, { headers: { authorization: token } })
     expect(await fetched.json()).toMatchObject({ name: "Embedded", sale_price: "1.250000" })
   })

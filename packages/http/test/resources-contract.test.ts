@@ -1,5 +1,5 @@
 import { type AnyResource, parsePermissionSpecs, resources } from "@erp/core"
-import { Either } from "effect"
+import { Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
@@ -42,6 +42,14 @@ describe.each(storeKinds)("resource contract on %s", (kind) => {
       const fetched = await host.request("GET", `/${name}/${record.id}`, { token: owner.token })
       expect(fetched.status).toBe(200)
       expect(fetched.body).toEqual(record)
+    })
+
+    it("answers records that match the declared record schema exactly", async () => {
+      await create(owner.token)
+      const list = await host.request("GET", `/${name}?limit=5`, { token: owner.token })
+      for (const record of list.body.data) {
+        expect(() => Schema.decodeUnknownSync(resource.record, { onExcessProperty: "error" })(record)).not.toThrow()
+      }
     })
 
     it("hides another tenant's record behind 404 on every operation", async () => {
