@@ -2,6 +2,7 @@ import { PGlite } from "@electric-sql/pglite"
 import type { TestProject } from "vitest/node"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
 import { layerMigrated, layerPglite, layerStore } from "../packages/core/src/index.js"
 
@@ -11,8 +12,8 @@ import { layerMigrated, layerPglite, layerStore } from "../packages/core/src/ind
  * With TEST_DATABASE_URL, that database is migrated and seeded once too.
  */
 export default async function setup(project: TestProject) {
-  const root = path.resolve(".erp-test")
-  fs.rmSync(root, { recursive: true, force: true })
+  // A folder of its own per run, so runs side by side never pull the template from under each other.
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "erp-test-run-"))
   const folder = path.join(root, "template")
   const runtime = ManagedRuntime.make(layerMigrated.pipe(Layer.provideMerge(layerPglite({ dataDir: folder }))))
   await runtime.runPromise(Effect.void)

@@ -9,8 +9,7 @@ import {
   type ListShape,
   parseBracketFilters,
   parseJsonFilter,
-  parseListQuery,
-  searchTerms
+  parseListQuery
 } from "../src/index.js"
 
 const fields: Record<string, FilterField> = {
@@ -143,13 +142,5 @@ describe("list query", () => {
     const query = hashQuery("q")
     const cursor = encodeCursor(randomBytes(32), { direction: "next", key: null, query })
     expect(message(decodeCursor(secret, cursor, query))).toContain("malformed")
-  })
-})
-
-describe("search terms", () => {
-  it("turns words into prefix terms joined by AND and drops punctuation", () => {
-    expect(searchTerms("São  Paulo!")).toBe("São:* & Paulo:*")
-    expect(searchTerms("a&b|c:*")).toBe("a:* & b:* & c:*")
-    expect(searchTerms("!!!")).toBeUndefined()
   })
 })

@@ -50,7 +50,7 @@ const withoutProperties = (schema: ObjectJsonSchema, names: ReadonlyArray<string
 const idArgument = (resource: AnyResource) =>
   Schema.String.annotations({ description: `UUID of the ${resource.singular}` })
 
-const engine = <A, E>(use: (engine: Context.Tag.Service<ResourceEngine>) => Effect.Effect<A, E>) => Effect.flatMap(ResourceEngine, use)
+const withEngine = <A, E>(use: (engine: Context.Tag.Service<ResourceEngine>) => Effect.Effect<A, E>) => Effect.flatMap(ResourceEngine, use)
 
 const listTool = (resource: AnyResource): ToolDefinition => {
   const args = listArguments(resource)
@@ -66,7 +66,7 @@ const listTool = (resource: AnyResource): ToolDefinition => {
     run: (principal, input) =>
       decodeArguments(args, input).pipe(
         Effect.flatMap(toQueryParams),
-        Effect.flatMap((params) => engine((engine) => engine.list(resource, principal, params)))
+        Effect.flatMap((params) => withEngine((engine) => engine.list(resource, principal, params)))
       )
   }
 }
@@ -85,7 +85,7 @@ const getTool = (resource: AnyResource): ToolDefinition => {
     run: (principal, input) =>
       decodeArguments(args, input).pipe(
         Effect.flatMap(({ id, with_deleted }) =>
-          engine((engine) =>
+          withEngine((engine) =>
             engine.get(resource, principal, id, with_deleted === undefined ? [] : [["with_deleted", String(with_deleted)]])
           )
         )
@@ -100,7 +100,7 @@ const createTool = (resource: AnyResource): ToolDefinition => ({
     "Money and quantities are decimal strings such as \"10.50\".",
   inputSchema: inputJsonSchema(resource.createInput),
   annotations: { title: `Create a ${resource.singular}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  run: (principal, input) => engine((engine) => engine.create(resource, principal, input))
+  run: (principal, input) => withEngine((engine) => engine.create(resource, principal, input))
 })
 
 const updateTool = (resource: AnyResource): ToolDefinition => {
@@ -116,8 +116,8 @@ const updateTool = (resource: AnyResource): ToolDefinition => {
     inputSchema: { ...fields, properties: { ...idSchema.properties, ...fields.properties }, required: ["id", ...fields.required] },
     annotations: { title: `Update a ${resource.singular}`, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: (principal, { id: given, ...changes }) =>
-      decodeArguments(id, { id: given }).pipe(
-        Effect.flatMap((args) => engine((engine) => engine.update(resource, principal, args.id, changes)))
+      decodeArguments(id, given === undefined ? {} : { id: given }).pipe(
+        Effect.flatMap((args) => withEngine((engine) => engine.update(resource, principal, args.id, changes)))
       )
   }
 }
@@ -133,8 +133,9 @@ const deleteTool = (resource: AnyResource): ToolDefinition => {
     annotations: { title: `Delete a ${resource.singular}`, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: (principal, input) =>
       decodeArguments(args, input).pipe(
-        Effect.flatMap(({ id }) => engine((engine) => engine.remove(resource, principal, id))),
-        Effect.as({ id: String(input.id).toLowerCase(), deleted: true })
+        Effect.flatMap(({ id }) =>
+          withEngine((engine) => engine.remove(resource, principal, id)).pipe(Effect.as({ id: id.toLowerCase(), deleted: true }))
+        )
       )
   }
 }

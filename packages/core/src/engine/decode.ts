@@ -12,14 +12,31 @@ const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
   }
 }
 
-/** Turns a schema failure into field name -> reasons (nested fields dotted, array items indexed). */
+/** What an optional, nullable field's other union members say; noise next to the real reason. */
+const ABSENT_MEMBER = /^Expected (null|undefined), actual /
+
+/**
+ * Turns a schema failure into field name -> reasons (nested fields dotted, array
+ * items indexed). A field that is optional or nullable fails every member of its
+ * union; only the member that could have matched explains anything, so the
+ * "expected null / undefined" reasons are dropped, and so is a parent block whose
+ * only complaint is that it is not null when one of its keys is the real problem.
+ */
 export const fieldErrors = (error: ParseResult.ParseError): FieldErrors => {
-  const fields: Record<string, Array<string>> = {}
+  const raw: Record<string, Array<string>> = {}
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     const name = issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
-    const reasons = (fields[name] ??= [])
+    const reasons = (raw[name] ??= [])
     const reason = describe(issue)
     if (!reasons.includes(reason)) reasons.push(reason)
+  }
+  const fields: Record<string, Array<string>> = {}
+  const names = Object.keys(raw)
+  for (const name of names) {
+    const meaningful = raw[name].filter((reason) => !ABSENT_MEMBER.test(reason))
+    const hasDeeper = names.some((other) => other.startsWith(`${name}.`))
+    if (meaningful.length > 0) fields[name] = meaningful
+    else if (!hasDeeper) fields[name] = raw[name]
   }
   return fields
 }

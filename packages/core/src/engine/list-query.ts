@@ -124,9 +124,3 @@ export const parseListQuery = (
       : yield* decodeCursor(cursorSecret, cursorText, queryHash)
     return { limit, sort, filter, filtersEcho, search, includePayloadSearch, withDeleted, position, queryHash }
   })
-
-/** Prefix term query for PostgreSQL full text: every word must match the start of a word. */
-export const searchTerms = (search: string): string | undefined => {
-  const words = search.normalize("NFC").split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0).slice(0, 16)
-  return words.length === 0 ? undefined : words.map((word) => `${word}:*`).join(" & ")
-}

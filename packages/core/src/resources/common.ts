@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import type { FieldErrors } from "../errors.js"
 import { unprocessable } from "../errors.js"
 import type { FilterField } from "../engine/fields.js"
+import { isValidDate } from "../engine/filter.js"
 import type { ColumnValues } from "../engine/resource.js"
 
 export const Uuid = Schema.UUID.annotations({ description: "UUID" })
@@ -48,7 +49,7 @@ export const Url = Schema.Trim.pipe(
 
 export const DateString = Schema.String.pipe(
   Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date (YYYY-MM-DD)" }),
-  Schema.filter((text) => !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) || "must be a real calendar date")
+  Schema.filter((text) => isValidDate(text) || "must be a real calendar date")
 )
 
 export const CountryCode = Schema.String.pipe(

@@ -21,7 +21,7 @@ import {
   timestampsOf,
   Url
 } from "./common.js"
-import { individualTaxIdTypes, normalizeTaxId, TAX_ID_TYPES } from "./tax-ids.js"
+import { individualTaxIdTypes, inferTaxIdType, normalizeTaxId, TAX_ID_TYPES, type TaxIdType as TaxIdCode } from "./tax-ids.js"
 
 export const BR_KEYS = [
   "ie",
@@ -254,7 +254,7 @@ export const resolveGeography = (wanted: Geography) =>
 /** Column values shared by customers and suppliers: tax id rules, geography, blocks. */
 export const partyColumns = (
   input: PartyInput,
-  current: { readonly tax_id_type: string | null; readonly type: string; readonly metadata: Record<string, unknown>; readonly br_data: object; readonly us_data: object; readonly city: { id: number } | null; readonly state: { id: number } | null; readonly country: { id: number } | null } | undefined
+  current: { readonly tax_id: string | null; readonly tax_id_type: string | null; readonly type: string; readonly metadata: Record<string, unknown>; readonly br_data: object; readonly us_data: object; readonly city: { id: number } | null; readonly state: { id: number } | null; readonly country: { id: number } | null } | undefined
 ) =>
   Effect.gen(function* () {
     const problems = new Problems()
@@ -278,25 +278,35 @@ export const partyColumns = (
         "tax_id_type"
       ])
     }
-    const taxIdType = input.tax_id_type !== undefined ? input.tax_id_type : (current?.tax_id_type as typeof input.tax_id_type)
-    if (input.tax_id !== undefined && input.tax_id !== null) {
-      const normalized = normalizeTaxId(taxIdType ?? null, input.tax_id)
+    // The tax id is checked against its type whenever either changes; a Brazilian
+    // number with valid check digits and no type sent is recognised as CPF or CNPJ.
+    const taxId = input.tax_id !== undefined ? input.tax_id : current?.tax_id ?? null
+    let taxIdType = (input.tax_id_type !== undefined ? input.tax_id_type : current?.tax_id_type ?? null) as TaxIdCode | null
+    const taxIdTouched = input.tax_id !== undefined || input.tax_id_type !== undefined
+    if (taxIdTouched && taxId !== null) {
+      if (taxIdType === null && input.tax_id_type === undefined) {
+        const inferred = inferTaxIdType(taxId)
+        if (inferred) values.tax_id_type = taxIdType = inferred
+      }
+      const normalized = normalizeTaxId(taxIdType, taxId)
       if (normalized.ok) values.tax_id = normalized.value
-      else problems.add("tax_id", normalized.reason)
+      else problems.add(input.tax_id !== undefined ? "tax_id" : "tax_id_type", normalized.reason)
     } else if (input.tax_id === null) {
       values.tax_id = null
     }
+    const typeChanged = taxIdType !== (current?.tax_id_type ?? null)
     if (input.type !== undefined) values.type = input.type
-    else if (!current) values.type = taxIdType && individualTaxIdTypes.includes(taxIdType) ? "individual" : "company"
+    else if (!current || typeChanged) values.type = taxIdType && individualTaxIdTypes.includes(taxIdType) ? "individual" : "company"
     if (problems.any) return yield* problems.fail("The tax id is not valid for its type")
 
     const geographyTouched = input.city_id !== undefined || input.state_id !== undefined || input.country_id !== undefined
     if (geographyTouched) {
-      // A new city or state replaces its parents unless they are sent too.
-      const keep = (given: number | null | undefined, stored: { id: number } | null | undefined, cleared: boolean) =>
-        given !== undefined ? given : cleared ? null : stored?.id ?? null
-      const cityChanged = input.city_id !== undefined
-      const stateChanged = input.state_id !== undefined
+      // A new city or state brings its own parents unless they are sent too; clearing
+      // a city (or state) keeps the parents it had.
+      const keep = (given: number | null | undefined, stored: { id: number } | null | undefined, replaced: boolean) =>
+        given !== undefined ? given : replaced ? null : stored?.id ?? null
+      const cityChanged = input.city_id !== undefined && input.city_id !== null
+      const stateChanged = input.state_id !== undefined && input.state_id !== null
       const geography = yield* resolveGeography({
         city_id: keep(input.city_id, current?.city, false),
         state_id: keep(input.state_id, current?.state, cityChanged),

@@ -45,3 +45,11 @@ export const normalizeTaxId = (type: TaxIdType | null | undefined, taxId: string
 
 /** People carry these; everything else is a company unless the caller says so. */
 export const individualTaxIdTypes: ReadonlyArray<TaxIdType> = ["CPF", "SSN", "ITIN"]
+
+/** CPF or CNPJ when the number has valid check digits; nothing is guessed otherwise. */
+export const inferTaxIdType = (taxId: string): TaxIdType | undefined => {
+  const digits = taxId.replace(/[.\-/\s]/g, "")
+  if (isValidCpf(digits)) return "CPF"
+  if (isValidCnpj(digits)) return "CNPJ"
+  return undefined
+}

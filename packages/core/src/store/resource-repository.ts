@@ -4,7 +4,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Layer, Option } from "effect"
 import { fieldSql, type FilterField, sqlTypeOf } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
-import { type ListQuery, searchTerms } from "../engine/list-query.js"
+import type { ListQuery } from "../engine/list-query.js"
 import { type KeyedRecord, ResourceRepository, Transactions } from "../engine/repository.js"
 import type { AnyResource, ColumnValues } from "../engine/resource.js"
 import { conflictFrom, isUniqueViolation } from "./sql-errors.js"
@@ -118,17 +118,15 @@ export const makeResourceRepository = Effect.gen(function* () {
     if (!query.withDeleted) where.push(sql`r.deleted_at IS NULL`)
     if (query.filter) where.push(compileFilter(sql, resource.filters, query.filter))
     if (query.search) {
-      const terms = searchTerms(query.search)
-      if (terms === undefined) {
-        where.push(sql`FALSE`)
-      } else {
-        const tsquery = sql`to_tsquery('erp_search', ${terms})`
-        where.push(
-          query.includePayloadSearch && resource.search?.payload
-            ? sql`(r.search_vector @@ ${tsquery} OR r.payload_vector @@ ${tsquery})`
-            : sql`r.search_vector @@ ${tsquery}`
-        )
-      }
+      // The search text goes through the same parser and dictionaries as the indexed
+      // text, so "SKU-12345" or an email splits alike on both sides; each lexeme
+      // then matches as a prefix. No lexeme at all yields NULL: nothing matches.
+      const tsquery = sql`(SELECT to_tsquery('simple', string_agg(quote_literal(t.lexeme) || ':*', ' & ')) FROM unnest(to_tsvector('erp_search', ${query.search})) AS t)`
+      where.push(
+        query.includePayloadSearch && resource.search?.payload
+          ? sql`coalesce(r.search_vector @@ ${tsquery} OR r.payload_vector @@ ${tsquery}, false)`
+          : sql`coalesce(r.search_vector @@ ${tsquery}, false)`
+      )
     }
     return where
   }

@@ -1,0 +1,126 @@
+import { ALL_PERMISSIONS, layerCore, type StoreLocation, Tenancy } from "@erp/core"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { Effect, ManagedRuntime } from "effect"
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { storeKinds, testDataDir, testStore } from "../../../test/support/stores.js"
+
+/** The installed `erp` binary (it runs `dist/main.js`); `npm run build` must have run. */
+const BIN = path.resolve("packages/cli/bin/erp.js")
+
+/** Opens the store in this process, uses it, and closes it again: PGlite allows one process per folder. */
+const withStore = async <A, E>(store: StoreLocation, effect: Effect.Effect<A, E, Tenancy>): Promise<A> => {
+  const runtime = ManagedRuntime.make(layerCore(store))
+  try {
+    return await runtime.runPromise(effect)
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+/** Only the flags choose the store, whatever the developer's shell says. */
+const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), DATABASE_URL: "", ERP_DATA_DIR: "" }
+
+const storeFlags = (store: StoreLocation) =>
+  store.kind === "postgres" ? ["--database-url", store.url] : ["--data-dir", store.dataDir!]
+
+const mcpArgs = (token: string, store: StoreLocation) => [BIN, "mcp", "--api-key", token, ...storeFlags(store)]
+
+/** Runs `erp mcp` without a client: for keys it must refuse before serving anything. */
+const runRefused = (token: string, store: StoreLocation) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, mcpArgs(token, store), { env: childEnv })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    child.stderr.on("data", (chunk) => (stderr += chunk))
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+  })
+
+const lockFile = (store: StoreLocation) => (store.kind === "pglite" ? path.join(store.dataDir!, "erp.lock") : undefined)
+
+describe.each(storeKinds)("erp mcp over stdio on %s", (kind) => {
+  let store: StoreLocation
+  let tenantId: string
+  let tenantName: string
+  let token: string
+  let revokedToken: string
+
+  beforeAll(async () => {
+    expect(fs.existsSync(BIN), "build the CLI first: npm run build").toBe(true)
+    store = kind === "pglite" ? { kind: "pglite", dataDir: testDataDir() } : testStore(kind)
+    tenantName = `Stdio ${randomUUID().slice(0, 8)}`
+    await withStore(store, Effect.gen(function* () {
+      const tenancy = yield* Tenancy
+      const tenant = yield* tenancy.createTenant({ name: tenantName, countryCode: "BR" })
+      tenantId = tenant.id
+      token = (yield* tenancy.createApiKey({ tenantId, name: "agent", permissions: ALL_PERMISSIONS })).token
+      const revoked = yield* tenancy.createApiKey({ tenantId, name: "old agent", permissions: ALL_PERMISSIONS })
+      yield* tenancy.revokeApiKey(revoked.key.id)
+      revokedToken = revoked.token
+    }))
+  })
+
+  afterAll(() => {
+    if (store?.kind === "pglite") fs.rmSync(store.dataDir!, { recursive: true, force: true })
+  })
+
+  it("serves the tools to a client, stores what it writes, and lets go of the store when the client leaves", async () => {
+    let log = ""
+    const transport = new StdioClientTransport({ command: process.execPath, args: mcpArgs(token, store), env: childEnv, stderr: "pipe" })
+    transport.stderr?.on("data", (chunk) => (log += chunk))
+    const client = new Client({ name: "erp-stdio-test", version: "0.0.0" })
+    // Anything but JSON-RPC on stdout surfaces here as a parse error.
+    const transportErrors: Array<Error> = []
+    client.onerror = (error) => transportErrors.push(error)
+    await client.connect(transport)
+
+    expect(client.getServerVersion()?.name).toBe("erp")
+    const { tools } = await client.listTools()
+    expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["list_tenants", "list_products", "create_product", "delete_customer"]))
+
+    const tenants = await client.callTool({ name: "list_tenants", arguments: {} })
+    expect(tenants.structuredContent).toEqual({ data: [{ id: tenantId, name: tenantName, country_code: "BR" }] })
+
+    const created = await client.callTool({ name: "create_product", arguments: { name: "Stdio chair", sale_price: "99.9" } })
+    expect(created.isError).toBeFalsy()
+    const product = created.structuredContent as { id: string; sale_price: string }
+    expect(product.sale_price).toBe("99.900000")
+    const listed = await client.callTool({ name: "list_products", arguments: { filters: { name: "Stdio chair" } } })
+    expect((listed.structuredContent as { data: Array<{ id: string }> }).data.map((row) => row.id)).toEqual([product.id])
+
+    const refused = await client.callTool({ name: "get_product", arguments: { id: "nope" } })
+    expect(refused.isError).toBe(true)
+    expect(JSON.parse((refused.content as Array<{ text: string }>)[0].text)).toMatchObject({ status_code: 400, code: "INVALID_ID" })
+
+    await client.close()
+    expect(transportErrors, log).toEqual([])
+    const lock = lockFile(store)
+    if (lock) expect(fs.existsSync(lock), `the folder is still locked after the client left: ${log}`).toBe(false)
+
+    // A new session (a new process) finds what the first one stored.
+    const again = new Client({ name: "erp-stdio-test", version: "0.0.0" })
+    await again.connect(new StdioClientTransport({ command: process.execPath, args: mcpArgs(token, store), env: childEnv, stderr: "ignore" }))
+    const persisted = await again.callTool({ name: "get_product", arguments: { id: product.id } })
+    expect(persisted.structuredContent).toEqual(product)
+    await again.close()
+  }, 60_000)
+
+  it.each([
+    ["revoked", () => revokedToken, /revoked/],
+    ["malformed", () => "sk_not-a-key", /malformed/],
+    ["unknown", () => "sk_aaaaaaaaaaaaaaaa_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", /not valid/]
+  ])("exits non-zero with the reason on stderr for a %s key, and prints nothing on stdout", async (_, key, reason) => {
+    const result = await runRefused(key(), store)
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toMatch(reason)
+    expect(result.stderr).toMatch(/refused/)
+    expect(result.stdout).toBe("")
+    const lock = lockFile(store)
+    if (lock) expect(fs.existsSync(lock)).toBe(false)
+  }, 60_000)
+})
