@@ -49,3 +49,51 @@ export const invalid = (message: string, code?: string, fields?: FieldErrors) =>
 
 export const unprocessable = (message: string, fields: FieldErrors, code?: string) =>
   new Unprocessable({ message, fields, ...(code ? { code } : {}) })
+
+/** The HTTP status each core error answers with, on every transport (HTTP, MCP). */
+export const ERROR_STATUS = {
+  InvalidRequest: 400,
+  Unauthenticated: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  Unprocessable: 422
+} as const satisfies Record<DomainError["_tag"], number>
+
+const REASON_PHRASES: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Payload Too Large",
+  415: "Unsupported Media Type",
+  422: "Unprocessable Entity",
+  429: "Too Many Requests",
+  500: "Internal Server Error",
+  503: "Service Unavailable"
+}
+
+export const reasonPhrase = (status: number): string => REASON_PHRASES[status] ?? "Error"
+
+/** The spec's error body: `status_code`, `message`, `error`, optional `code` and `details.fields`. */
+export interface ErrorBody<S extends number = number> {
+  readonly status_code: S
+  readonly message: string
+  readonly error: string
+  readonly code?: string
+  readonly details?: { readonly fields: FieldErrors }
+}
+
+export const errorBody = <S extends number>(status: S, message: string, code?: string, fields?: FieldErrors): ErrorBody<S> => ({
+  status_code: status,
+  message,
+  error: reasonPhrase(status),
+  ...(code ? { code } : {}),
+  ...(fields ? { details: { fields } } : {})
+})
+
+/** A core error as the body every transport answers with. */
+export const domainErrorBody = (error: DomainError): ErrorBody =>
+  errorBody(ERROR_STATUS[error._tag], error.message, error.code, "fields" in error ? error.fields : undefined)

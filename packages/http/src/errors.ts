@@ -1,5 +1,7 @@
 import { HttpApiSchema } from "@effect/platform"
-import { type DomainError, FieldErrors } from "@erp/core"
+import { type DomainError, domainErrorBody, ERROR_STATUS, errorBody, FieldErrors } from "@erp/core"
+
+export { errorBody, reasonPhrase } from "@erp/core"
 import { Schema } from "effect"
 
 /**
@@ -40,32 +42,6 @@ export const ERROR_CLASSES = [
 
 export type ApiError = InstanceType<(typeof ERROR_CLASSES)[number]>
 
-const REASONS: Record<number, string> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  409: "Conflict",
-  413: "Payload Too Large",
-  415: "Unsupported Media Type",
-  422: "Unprocessable Entity",
-  429: "Too Many Requests",
-  500: "Internal Server Error",
-  503: "Service Unavailable"
-}
-
-export const reasonPhrase = (status: number): string => REASONS[status] ?? "Error"
-
-/** The plain JSON body for a status, for responses made outside HttpApi's error encoding. */
-export const errorBody = <S extends number>(status: S, message: string, code?: string, fields?: FieldErrors) => ({
-  status_code: status,
-  message,
-  error: reasonPhrase(status),
-  ...(code ? { code } : {}),
-  ...(fields ? { details: { fields } } : {})
-})
-
 const CLASS_BY_STATUS = {
   400: BadRequest,
   401: Unauthorized,
@@ -81,20 +57,6 @@ const CLASS_BY_STATUS = {
 export const apiError = (status: keyof typeof CLASS_BY_STATUS, message: string, code?: string, fields?: FieldErrors): ApiError =>
   new CLASS_BY_STATUS[status](errorBody(status, message, code, fields) as never)
 
-/** The one place core errors meet HTTP statuses. */
-export const toApiError = (error: DomainError): ApiError => {
-  switch (error._tag) {
-    case "InvalidRequest":
-      return apiError(400, error.message, error.code, error.fields)
-    case "Unauthenticated":
-      return apiError(401, error.message, error.code)
-    case "Forbidden":
-      return apiError(403, error.message, error.code)
-    case "NotFound":
-      return apiError(404, error.message, error.code)
-    case "Conflict":
-      return apiError(409, error.message, error.code)
-    case "Unprocessable":
-      return apiError(422, error.message, error.code, error.fields)
-  }
-}
+/** Core errors as the HttpApi error classes (the status comes from core's `ERROR_STATUS`). */
+export const toApiError = (error: DomainError): ApiError =>
+  new CLASS_BY_STATUS[ERROR_STATUS[error._tag]](domainErrorBody(error) as never)

@@ -280,6 +280,15 @@ describe.each(storeKinds)("customers on %s", (kind) => {
       expect((await get(customer.id)).body).toMatchObject({ city: SAO_PAULO, state: SP, country: BR })
     })
 
+    it("keeps state and country when only the city is cleared", async () => {
+      const customer = await create({ city_id: SAO_PAULO.id })
+      const response = await patch(customer.id, { city_id: null })
+      expect(response.status).toBe(200)
+      expect(response.body).toMatchObject({ city: null, state: SP, country: BR })
+      const noState = await patch(customer.id, { state_id: null })
+      expect(noState.body).toMatchObject({ city: null, state: null, country: BR })
+    })
+
     it("moves city and state together on PATCH", async () => {
       const customer = await create({ city_id: SAO_PAULO.id })
       await patch(customer.id, { state_id: CA.id, city_id: LOS_ANGELES.id })
@@ -340,6 +349,26 @@ describe.each(storeKinds)("customers on %s", (kind) => {
     })
 
     it("refuses an unknown tax_id_type with 400", () => refused({ legal_name: "x", tax_id: "1", tax_id_type: "RG" }, 400, "tax_id_type"))
+
+    it("recognises a valid CPF or CNPJ sent without tax_id_type", async () => {
+      const person = await create({ tax_id: "529.982.247-25" })
+      expect(person).toMatchObject({ tax_id: "52998224725", tax_id_type: "CPF", type: "individual" })
+      const company = await create({ tax_id: "11.222.333/0001-81" })
+      expect(company).toMatchObject({ tax_id: "11222333000181", tax_id_type: "CNPJ", type: "company" })
+      const other = await create({ tax_id: "AB-123" })
+      expect(other).toMatchObject({ tax_id: "AB-123", tax_id_type: null, type: "company" })
+    })
+
+    it("rechecks the stored tax_id when only tax_id_type changes", async () => {
+      const customer = await create({ tax_id: "52998224725", tax_id_type: "CPF" })
+      const refusedChange = await patch(customer.id, { tax_id_type: "CNPJ" })
+      expect(refusedChange.status).toBe(422)
+      expect(refusedChange.body.details.fields).toHaveProperty("tax_id_type")
+      expect((await get(customer.id)).body).toMatchObject({ tax_id_type: "CPF", type: "individual" })
+      const toCnpj = await patch(customer.id, { tax_id_type: "CNPJ", tax_id: "11.222.333/0001-81" })
+      expect(toCnpj.status).toBe(200)
+      expect(toCnpj.body).toMatchObject({ tax_id: "11222333000181", tax_id_type: "CNPJ", type: "company" })
+    })
 
     it("validates a new tax_id on PATCH against the stored tax_id_type", async () => {
       const customer = await create({ tax_id: "52998224725", tax_id_type: "CPF" })

@@ -549,6 +549,15 @@ describe.each(storeKinds)("list filters on %s", (kind) => {
       expect(await productKeys("search=cafe&sale_price[lt]=20")).toEqual(["cafe"])
     })
 
+    it("finds a whole reference code with punctuation, as it was indexed", async () => {
+      expect(await productKeys("search=CHA-1")).toEqual(["cha"])
+      expect(await productKeys("search=srv-1")).toEqual(["consultoria"])
+    })
+
+    it("finds a customer by a whole email address", async () => {
+      expect(await customerKeys(`search=${q("contato@saojorge.example")}`)).toEqual(["padaria"])
+    })
+
     it("finds nothing for a search of punctuation only", async () => {
       expect(await productKeys(`search=${q("!!!")}`)).toEqual([])
     })

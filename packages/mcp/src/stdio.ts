@@ -42,7 +42,6 @@ export const runStdio = async (options: { readonly apiKey: string; readonly stor
     if (Exit.isFailure(checked)) {
       const refused = Option.getOrUndefined(Cause.failureOption(checked.cause))
       if (!(refused instanceof Unauthenticated)) throw asError(checked.cause)
-      process.stderr.write(`erp mcp: ${refused.message}\n`)
       throw new Error(`The API key was refused: ${refused.message}`)
     }
 

@@ -28,6 +28,8 @@ export const decodeCursor = (secret: Buffer, text: string, query: string): Eithe
   if (!body || !mac || extra !== undefined) return Either.left(malformed())
   const expected = sign(secret, body)
   const given = Buffer.from(mac, "base64url")
+  // Only the canonical spelling counts: spare bits of the last character must not yield a second valid cursor.
+  if (given.toString("base64url") !== mac) return Either.left(malformed())
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return Either.left(malformed())
   let payload: { d?: unknown; k?: unknown; q?: unknown }
   try {

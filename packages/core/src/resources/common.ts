@@ -10,11 +10,30 @@ export const Uuid = Schema.UUID.annotations({ description: "UUID" })
 /** Optional and clearable: absent leaves the value alone, `null` clears it. */
 export const clearable = <A, I>(schema: Schema.Schema<A, I>) => Schema.optional(Schema.NullOr(schema))
 
-export const Text = (maxLength: number) =>
-  Schema.Trim.pipe(Schema.maxLength(maxLength, { message: () => `must be at most ${maxLength} characters` }))
+/**
+ * Trims what it decodes. Constraints sit on the wire side (`wire`), so OpenAPI and
+ * MCP tool schemas show them to clients.
+ */
+export const trimmed = (wire: Schema.Schema<string, string>) =>
+  Schema.transform(wire, Schema.String, { strict: true, decode: (text) => text.trim(), encode: (text) => text })
+
+const StringUpTo = (maxLength: number) =>
+  Schema.String.pipe(Schema.maxLength(maxLength, { message: () => `must be at most ${maxLength} characters` }))
+
+export const Text = (maxLength: number) => trimmed(StringUpTo(maxLength))
 
 export const RequiredText = (maxLength: number) =>
-  Text(maxLength).pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+  trimmed(StringUpTo(maxLength).pipe(Schema.pattern(/\S/, { message: () => "must not be empty" })))
+
+/** A code of `count` digits; dots, dashes, slashes and spaces are accepted and dropped. */
+export const Digits = (count: number, label: string) =>
+  Schema.transform(
+    Schema.String.pipe(
+      Schema.pattern(new RegExp(`^\\s*(?:\\d[.\\s/-]*){${count}}$`), { message: () => `must be a ${label} of ${count} digits` })
+    ).annotations({ description: `${label}: ${count} digits (dots, dashes, slashes and spaces are dropped)` }),
+    Schema.String,
+    { strict: true, decode: (text) => text.replace(/\D/g, ""), encode: (text) => text }
+  )
 
 const METADATA_MAX_KEYS = 50
 const METADATA_MAX_BYTES = 16_384
@@ -30,21 +49,23 @@ export const StringList = (item: Schema.Schema<string, string>, maxItems: number
 
 export const Tags = StringList(RequiredText(64), 50).annotations({ description: "Labels, at most 50 of 64 characters." })
 
-export const Email = Schema.Trim.pipe(
-  Schema.maxLength(254),
-  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: () => "must be an email address" })
+export const Email = trimmed(
+  StringUpTo(254).pipe(
+    Schema.pattern(/^\s*[^\s@]+@[^\s@]+\.[^\s@]+\s*$/, { message: () => "must be an email address" })
+  ).annotations({ jsonSchema: { format: "email" } })
 )
 
-export const Url = Schema.Trim.pipe(
-  Schema.maxLength(2048),
-  Schema.filter((text) => {
-    try {
-      const url = new URL(text)
-      return url.protocol === "http:" || url.protocol === "https:" || "must be an http or https URL"
-    } catch {
-      return "must be an http or https URL"
-    }
-  })
+export const Url = trimmed(
+  StringUpTo(2048).pipe(
+    Schema.filter((text) => {
+      try {
+        const url = new URL(text.trim())
+        return url.protocol === "http:" || url.protocol === "https:" || "must be an http or https URL"
+      } catch {
+        return "must be an http or https URL"
+      }
+    }, { jsonSchema: { format: "uri", pattern: "^\\s*https?://" } })
+  )
 )
 
 export const DateString = Schema.String.pipe(

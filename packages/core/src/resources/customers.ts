@@ -7,6 +7,7 @@ import {
   clearable,
   compact,
   DateString,
+  Digits,
   Email,
   mergePatch,
   Metadata,
@@ -19,6 +20,7 @@ import {
   timestampFilters,
   Timestamps,
   timestampsOf,
+  trimmed,
   Url
 } from "./common.js"
 import { individualTaxIdTypes, inferTaxIdType, normalizeTaxId, TAX_ID_TYPES, type TaxIdType as TaxIdCode } from "./tax-ids.js"
@@ -99,10 +101,7 @@ export const PartyUsData = (owner: string) =>
     ach_authorization_date: nullable(Schema.String)
   })
 
-const Cnae = Schema.Trim.pipe(
-  Schema.transform(Schema.String, { strict: true, decode: (text) => text.replace(/[.\-/\s]/g, ""), encode: (text) => text }),
-  Schema.pattern(/^\d{7}$/, { message: () => "must be a CNAE code of 7 digits" })
-)
+const Cnae = Digits(7, "CNAE code")
 
 export const PartyBrDataInput = Schema.Struct({
   ie: clearable(Text(20)),
@@ -173,8 +172,8 @@ export const Customer = Schema.Struct({
 }).annotations({ identifier: "Customer", description: "Someone the tenant sells to." })
 export type Customer = typeof Customer.Type
 
-const Phone = Schema.Trim.pipe(
-  Schema.pattern(/^\+?[0-9()\s.-]{6,30}$/, { message: () => "must be a phone number (digits, spaces, + ( ) . -)" })
+const Phone = trimmed(
+  Schema.String.pipe(Schema.pattern(/^\s*\+?[0-9()\s.-]{6,30}\s*$/, { message: () => "must be a phone number (digits, spaces, + ( ) . -)" }))
 )
 const GeoId = Schema.Int.pipe(Schema.positive({ message: () => "must be a positive integer id" }))
 

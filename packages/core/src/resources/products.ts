@@ -8,6 +8,7 @@ import {
   clearable,
   compact,
   CountryCode,
+  Digits,
   mergePatch,
   Metadata,
   present,
@@ -21,12 +22,6 @@ import {
   Url,
   Uuid
 } from "./common.js"
-
-const digits = (count: number, label: string) =>
-  Schema.Trim.pipe(
-    Schema.transform(Schema.String, { strict: true, decode: (text) => text.replace(/[.\s-]/g, ""), encode: (text) => text }),
-    Schema.pattern(new RegExp(`^\\d{${count}}$`), { message: () => `must be a ${label} of ${count} digits` })
-  )
 
 const BR_KEYS = [
   "ncm_code",
@@ -84,8 +79,8 @@ export const Product = Schema.Struct({
 export type Product = typeof Product.Type
 
 const BrDataInput = Schema.Struct({
-  ncm_code: clearable(digits(8, "NCM code")),
-  cest_code: clearable(digits(7, "CEST code")),
+  ncm_code: clearable(Digits(8, "NCM code")),
+  cest_code: clearable(Digits(7, "CEST code")),
   origin: clearable(Schema.String.pipe(Schema.pattern(/^[0-8]$/, { message: () => "must be an ICMS origin digit from 0 to 8" }))),
   extipi: clearable(Text(3)),
   ibs_cbs_cst: clearable(Text(3)),
@@ -104,7 +99,7 @@ const UsDataInput = Schema.Struct({
   tax_code: clearable(Text(32)),
   sales_tax_category: clearable(Text(64)),
   country_of_origin: clearable(CountryCode),
-  upc_code: clearable(digits(12, "UPC-A code"))
+  upc_code: clearable(Digits(12, "UPC-A code"))
 }).annotations({ identifier: "ProductUsDataInput" })
 
 const inputFields = {
