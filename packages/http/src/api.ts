@@ -1,70 +1,104 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { type AnyResource, pageOf, resources } from "@erp/core"
+import { allResources, type AnyResource, pageOf } from "@erp/core"
 import { Schema } from "effect"
 import { Authentication } from "./authentication.js"
-import { listParameters, withDeletedParameter } from "./openapi-parameters.js"
+import { listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
 import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, TooManyRequests, UnprocessableEntity } from "./errors.js"
 
-const IdPath = Schema.Struct({ id: Schema.String.annotations({ description: "UUID of the record" }) })
+const idPath = (resource: AnyResource) =>
+  Schema.Struct({ id: Schema.String.annotations({ description: resource.idType === "integer" ? "Integer id of the record" : "UUID of the record" }) })
 
 const listDescription = (resource: AnyResource) => {
   const fields = Object.entries(resource.filters)
     .map(([name, field]) => `\`${name}\` (${field.array ? "string array" : field.type}${field.nullable ? ", nullable" : ""})`)
     .join(", ")
-  const sortable = Object.entries(resource.filters).filter(([, field]) => field.sortable).map(([name]) => `\`${name}\``).join(", ")
+  const required = resource.requiredFilters?.length ? ` Required: ${resource.requiredFilters.map((name) => `\`${name}\``).join(", ")}.` : ""
   return [
-    `A page of ${resource.name} (keyset cursor pagination). Default sort \`${resource.defaultSort.field}:${resource.defaultSort.order}\`.`,
-    `Common parameters: \`cursor\`, \`limit\` (1-100, default 20), \`sort\` (${sortable}), \`search\`${resource.search?.payload ? ", `include_payload_search`" : ""}, \`with_deleted\`, \`filter\` (JSON form).`,
+    `A page of ${resource.name} (keyset cursor pagination). Default sort \`${resource.defaultSort.field}:${resource.defaultSort.order}\`.${required}`,
     `Filters (\`field=v\`, \`field[op]=v\`): ${fields}.`
   ].join("\n\n")
 }
 
-/** The endpoints of one declared resource; every resource gets the same five. */
-export const resourceGroup = (resource: AnyResource) =>
-  HttpApiGroup.make(resource.name)
-    .add(
-      HttpApiEndpoint.get("list", `/${resource.name}`)
-        .addSuccess(pageOf(resource.record, `${resource.title}Page`))
-        .annotate(OpenApi.Summary, `List ${resource.name}`)
-        .annotate(OpenApi.Description, listDescription(resource))
-        .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...listParameters(resource)] }))
+
+/**
+ * The endpoints of one declared resource: list and get for all; a search route
+ * and lookups where declared; create, update and delete where it takes writes.
+ */
+const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any> => {
+  const page = pageOf(resource.record, `${resource.title}Page`)
+  const endpoints: Array<HttpApiEndpoint.HttpApiEndpoint.Any> = [
+    HttpApiEndpoint.get("list", `/${resource.name}`)
+      .addSuccess(page)
+      .annotate(OpenApi.Summary, `List ${resource.name}`)
+      .annotate(OpenApi.Description, listDescription(resource))
+      .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...listParameters(resource)] }))
+  ]
+  if (resource.searchRoute) {
+    endpoints.push(
+      HttpApiEndpoint.get("search", `/${resource.name}/search`)
+        .addSuccess(page)
+        .annotate(OpenApi.Summary, `Search ${resource.name}`)
+        .annotate(OpenApi.Description, `Required: \`q\`${resource.searchRoute.required.map((name) => `, \`${name}\``).join("")}. Accent- and case-insensitive; every word as a prefix. Takes the list's other parameters.`)
+        .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...searchParameters(resource)] }))
     )
-    .add(
-      HttpApiEndpoint.get("get", `/${resource.name}/:id`)
-        .setPath(IdPath)
+  }
+  for (const lookup of resource.lookups ?? []) {
+    endpoints.push(
+      HttpApiEndpoint.get(`lookup_${lookup.name}`, `/${resource.name}/${lookup.name}/:${lookup.parameter}`)
+        .setPath(Schema.Struct({ [lookup.parameter]: Schema.String }))
         .addSuccess(resource.record)
-        .annotate(OpenApi.Summary, `Get a ${resource.singular}`)
-        .annotate(OpenApi.Description, "Query `with_deleted=true` returns a soft-deleted record too.")
-        .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...(operation.parameters ?? []), withDeletedParameter] }))
+        .annotate(OpenApi.Summary, `Get a ${resource.singular} by ${lookup.name}`)
+        .annotate(OpenApi.Description, lookup.description)
     )
-    .add(
+  }
+  endpoints.push(
+    HttpApiEndpoint.get("get", `/${resource.name}/:id`)
+      .setPath(idPath(resource))
+      .addSuccess(resource.record)
+      .annotate(OpenApi.Summary, `Get a ${resource.singular}`)
+      .annotate(OpenApi.Description, resource.write ? "Query `with_deleted=true` returns a soft-deleted record too." : "")
+      .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...(operation.parameters ?? []), withDeletedParameter] }))
+  )
+  if (resource.write) {
+    endpoints.push(
+      // Writes can also answer 409, 413 and 422.
       HttpApiEndpoint.post("create", `/${resource.name}`)
-        .setPayload(resource.createInput)
+        .setPayload(resource.write.createInput)
         .addSuccess(resource.record, { status: 201 })
-        .annotate(OpenApi.Summary, `Create a ${resource.singular}`)
-    )
-    .add(
+        .addError(Conflict)
+        .addError(PayloadTooLarge)
+        .addError(UnprocessableEntity)
+        .annotate(OpenApi.Summary, `Create a ${resource.singular}`),
       HttpApiEndpoint.patch("update", `/${resource.name}/:id`)
-        .setPath(IdPath)
-        .setPayload(resource.updateInput)
+        .setPath(idPath(resource))
+        .setPayload(resource.write.updateInput)
         .addSuccess(resource.record)
+        .addError(Conflict)
+        .addError(PayloadTooLarge)
+        .addError(UnprocessableEntity)
         .annotate(OpenApi.Summary, `Update a ${resource.singular}`)
-        .annotate(OpenApi.Description, "Fields sent replace stored ones; `null` clears; `metadata`, `br_data` and `us_data` merge key by key.")
-    )
-    .add(
+        .annotate(OpenApi.Description, "Fields sent replace stored ones; `null` clears; `metadata`, `br_data` and `us_data` merge key by key."),
       HttpApiEndpoint.del("remove", `/${resource.name}/:id`)
-        .setPath(IdPath)
+        .setPath(idPath(resource))
         .addSuccess(HttpApiSchema.NoContent)
         .annotate(OpenApi.Summary, `Delete a ${resource.singular}`)
         .annotate(OpenApi.Description, "Soft delete: the record keeps `deleted_at` and leaves default reads.")
     )
+  }
+  return endpoints
+}
+
+/** One group per declared resource, with the errors every operation can answer. */
+export const resourceGroup = (resource: AnyResource) =>
+  resourceEndpoints(resource)
+    .reduce(
+      (group, endpoint) => group.add(endpoint),
+      HttpApiGroup.make(resource.name) as HttpApiGroup.HttpApiGroup<string, HttpApiEndpoint.HttpApiEndpoint.Any, never>
+    )
     .addError(BadRequest)
     .addError(Forbidden)
     .addError(NotFound)
-    .addError(Conflict)
-    .addError(PayloadTooLarge)
-    .addError(UnprocessableEntity)
     .addError(TooManyRequests)
     .middleware(Authentication)
     .annotate(OpenApi.Description, resource.description)
@@ -82,11 +116,11 @@ const base = HttpApi.make("erp")
   .annotate(OpenApi.Version, "v1")
   .annotate(OpenApi.Description, "Multi-tenant ERP integrations API. Send `api-version: v1` (the default) to pin the contract.")
 
-/** One resource's group; every resource's has this shape, under its own name. */
+/** One resource's group, its endpoints known only at run time. */
 export type ResourceGroup = ReturnType<typeof resourceGroup>
 
 /** The whole contract: health plus one group per declared resource. */
-export const Api = resources.reduce((api, resource) => api.add(resourceGroup(resource)) as typeof base, base)
+export const Api = allResources.reduce((api, resource) => api.add(resourceGroup(resource)) as typeof base, base)
 
 /**
  * The registry builds groups at run time, so their names are not literal types;

@@ -1,10 +1,10 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type AnyResource, CurrentPrincipal, type DomainError, type QueryParams, ResourceEngine, resources } from "@erp/core"
+import { allResources, type AnyResource, CurrentPrincipal, type DomainError, type QueryParams, ResourceEngine } from "@erp/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { Api, ResourceApi } from "./api.js"
 import { readJsonBody } from "./body.js"
-import { errorBody, InternalServerError, toApiError } from "./errors.js"
+import { type ApiError, errorBody, InternalServerError, toApiError } from "./errors.js"
 
 /** Query string pairs in order, repeated keys kept. */
 export const queryParams = (request: HttpServerRequest.HttpServerRequest): QueryParams => {
@@ -16,35 +16,45 @@ const mapDomain = Effect.mapError((error: DomainError) => toApiError(error))
 
 const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status })
 
-/** The five generic handlers for one declared resource. */
+type Handler = (request: {
+  readonly request: HttpServerRequest.HttpServerRequest
+  readonly path: Readonly<Record<string, string>>
+}) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, CurrentPrincipal>
+
+/** The builder as the registry drives it: endpoint names are only known at run time. */
+interface RawHandlers {
+  handleRaw(name: string, handler: Handler): RawHandlers
+}
+
+/** The handlers of one declared resource, one per endpoint its declaration gives it. */
 const resourceHandlers = (resource: AnyResource) =>
   HttpApiBuilder.group(ResourceApi, resource.name, (handlers) =>
     Effect.gen(function* () {
       const engine = yield* ResourceEngine
-      return handlers
-        .handleRaw("list", ({ request }) =>
-          Effect.flatMap(CurrentPrincipal, (principal) => engine.list(resource, principal, queryParams(request))).pipe(mapDomain, Effect.map((page) => json(page))))
-        .handleRaw("get", ({ path, request }) =>
-          Effect.flatMap(CurrentPrincipal, (principal) => engine.get(resource, principal, path.id, queryParams(request))).pipe(mapDomain, Effect.map((record) => json(record))))
-        .handleRaw("create", ({ request }) =>
-          Effect.gen(function* () {
-            const principal = yield* CurrentPrincipal
-            const body = yield* readJsonBody(request)
-            const record = yield* engine.create(resource, principal, body).pipe(mapDomain)
-            return json(record, 201)
-          }))
-        .handleRaw("update", ({ path, request }) =>
-          Effect.gen(function* () {
-            const principal = yield* CurrentPrincipal
-            const body = yield* readJsonBody(request)
-            const record = yield* engine.update(resource, principal, path.id, body).pipe(mapDomain)
-            return json(record)
-          }))
-        .handleRaw("remove", ({ path }) =>
-          Effect.flatMap(CurrentPrincipal, (principal) => engine.remove(resource, principal, path.id)).pipe(
+      const principal = CurrentPrincipal
+      const respond = <A>(effect: Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
+        effect.pipe(mapDomain, Effect.map((body) => json(body, status)))
+      const byName: Record<string, Handler> = {
+        list: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.list(resource, caller, queryParams(request)))),
+        search: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.search(resource, caller, queryParams(request)))),
+        get: ({ path, request }) => respond(Effect.flatMap(principal, (caller) => engine.get(resource, caller, path.id, queryParams(request)))),
+        create: ({ request }) =>
+          Effect.flatMap(readJsonBody(request), (body) => respond(Effect.flatMap(principal, (caller) => engine.create(resource, caller, body)), 201)),
+        update: ({ path, request }) =>
+          Effect.flatMap(readJsonBody(request), (body) => respond(Effect.flatMap(principal, (caller) => engine.update(resource, caller, path.id, body)))),
+        remove: ({ path }) =>
+          Effect.flatMap(principal, (caller) => engine.remove(resource, caller, path.id)).pipe(
             mapDomain,
             Effect.as(HttpServerResponse.empty({ status: 204 }))
-          ))
+          )
+      }
+      for (const lookup of resource.lookups ?? []) {
+        byName[`lookup_${lookup.name}`] = ({ path }) =>
+          respond(Effect.flatMap(principal, (caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter])))
+      }
+      const names = Object.keys(ResourceApi.groups[resource.name].endpoints)
+      const built = names.reduce((chain, name) => chain.handleRaw(name, byName[name]), handlers as unknown as RawHandlers)
+      return built as unknown as HttpApiBuilder.Handlers<never, never, never, never>
     })
   )
 
@@ -59,4 +69,4 @@ const healthHandlers = HttpApiBuilder.group(Api, "health", (handlers) =>
 )
 
 /** Handlers for every group of the API, derived from the registry. */
-export const layerHandlers = Layer.mergeAll(healthHandlers, ...resources.map(resourceHandlers))
+export const layerHandlers = Layer.mergeAll(healthHandlers, ...allResources.map(resourceHandlers))

@@ -3,7 +3,7 @@ import { allowedOperators, type AnyResource, DEFAULT_LIMIT, MAX_LIMIT } from "@e
 interface Parameter {
   readonly name: string
   readonly in: "query"
-  readonly required: false
+  readonly required: boolean
   readonly description: string
   readonly schema: Record<string, unknown>
 }
@@ -23,6 +23,7 @@ export const withDeletedParameter = query("with_deleted", "Include soft-deleted 
  * engine reads the raw query string itself, so these document rather than decode.
  */
 export const listParameters = (resource: AnyResource): ReadonlyArray<Parameter> => {
+  const required = new Set(resource.requiredFilters ?? [])
   const sortable = Object.entries(resource.filters).filter(([, field]) => field.sortable).map(([name]) => name)
   const common = [
     query("cursor", "Opaque cursor from `next_cursor`, `previous_cursor`, `current_page_cursor` or `current_query_cursor` of a previous response; only valid with the same filters, sort and search."),
@@ -34,10 +35,24 @@ export const listParameters = (resource: AnyResource): ReadonlyArray<Parameter> 
     query("filter", "JSON filter form, URL-encoded: `{\"logic\":\"and\",\"conditions\":[{\"f\":\"field\",\"op\":\"gte\",\"v\":\"10\"}]}`; groups nest with `and`/`or`.")
   ]
   const fields = Object.entries(resource.filters).map(([name, field]) =>
-    query(
+    ({
+      ...query(
       name,
       `${field.description ? `${field.description}. ` : ""}Filter on ${field.array ? "string array" : field.type}${field.nullable ? " (nullable)" : ""}: \`${name}=v\` or \`${name}[op]=v\` with op in ${allowedOperators(field).join(", ")}.`
-    )
+      ),
+      required: required.has(name)
+    }) as Parameter
   )
   return [...common, ...fields]
+}
+
+/** The search route's parameters: `q` (required) and the list's own. */
+export const searchParameters = (resource: AnyResource): ReadonlyArray<Parameter> => {
+  const required = new Set(resource.searchRoute?.required ?? [])
+  return [
+    { ...query("q", "Search text (required)."), required: true } as Parameter,
+    ...listParameters(resource)
+      .filter((parameter) => parameter.name !== "search")
+      .map((parameter) => (required.has(parameter.name) ? ({ ...parameter, required: true } as Parameter) : parameter))
+  ]
 }

@@ -22,7 +22,7 @@ describe.each(storeKinds)("resource contract on %s", (kind) => {
 
   describe.each(resources.map((resource) => [resource.name, resource] as const))("%s", (name, resource: AnyResource) => {
     const create = async (token: string) => {
-      const response = await host.request("POST", `/${name}`, { token, body: resource.example })
+      const response = await host.request("POST", `/${name}`, { token, body: resource.write!.example })
       expect(response.status, JSON.stringify(response.body)).toBe(201)
       return response.body as { id: string }
     }
@@ -70,7 +70,7 @@ describe.each(storeKinds)("resource contract on %s", (kind) => {
       expect((await host.request("GET", `/${name}`, { token })).status).toBe(200)
       expect((await host.request("GET", `/${name}/${record.id}`, { token })).status).toBe(200)
       for (const [method, path, body] of [
-        ["POST", `/${name}`, resource.example],
+        ["POST", `/${name}`, resource.write!.example],
         ["PATCH", `/${name}/${record.id}`, { metadata: { touched: true } }],
         ["DELETE", `/${name}/${record.id}`, undefined]
       ] as const) {

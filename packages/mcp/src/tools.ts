@@ -1,12 +1,14 @@
 import {
+  allResources,
   type AnyResource,
   type DomainError,
   fieldErrors,
   type InvalidRequest,
   invalid,
+  type Lookup,
   type Principal,
+  type ResourceDefinition,
   ResourceEngine,
-  resources,
   Tenancy
 } from "@erp/core"
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
@@ -15,6 +17,8 @@ import { inputJsonSchema, type ObjectJsonSchema } from "./json-schema.js"
 import { listArguments, toQueryParams, unsupportedListArguments } from "./list-arguments.js"
 
 export type ToolArguments = Readonly<Record<string, unknown>>
+
+type Writes = NonNullable<ResourceDefinition<unknown, never, never>["write"]>
 
 /** One MCP tool: what `tools/list` shows, and what a call runs for the authenticated caller. */
 export interface ToolDefinition {
@@ -48,7 +52,9 @@ const withoutProperties = (schema: ObjectJsonSchema, names: ReadonlyArray<string
 })
 
 const idArgument = (resource: AnyResource) =>
-  Schema.String.annotations({ description: `UUID of the ${resource.singular}` })
+  resource.idType === "integer"
+    ? Schema.Union(Schema.Int, Schema.String).annotations({ description: `Integer id of the ${resource.singular}` })
+    : Schema.String.annotations({ description: `UUID of the ${resource.singular}` })
 
 const withEngine = <A, E>(use: (engine: Context.Tag.Service<ResourceEngine>) => Effect.Effect<A, E>) => Effect.flatMap(ResourceEngine, use)
 
@@ -86,25 +92,61 @@ const getTool = (resource: AnyResource): ToolDefinition => {
       decodeArguments(args, input).pipe(
         Effect.flatMap(({ id, with_deleted }) =>
           withEngine((engine) =>
-            engine.get(resource, principal, id, with_deleted === undefined ? [] : [["with_deleted", String(with_deleted)]])
+            engine.get(resource, principal, String(id), with_deleted === undefined ? [] : [["with_deleted", String(with_deleted)]])
           )
         )
       )
   }
 }
 
-const createTool = (resource: AnyResource): ToolDefinition => ({
+const searchTool = (resource: AnyResource, required: ReadonlyArray<string>): ToolDefinition => {
+  const list = listTool(resource)
+  const args = Schema.Struct({ q: Schema.String.annotations({ description: "Search text: accent- and case-insensitive, every word as a prefix." }) })
+  const qSchema = inputJsonSchema(args)
+  const requiredFilters = required.length > 0 ? ` Also required in filters: ${required.join(", ")}.` : ""
+  return {
+    ...list,
+    name: toolName("search", resource.name),
+    title: `Search ${plural(resource)}`,
+    description: `Searches ${plural(resource)} by text (q), with the list's other arguments.${requiredFilters} ${resource.description}`,
+    inputSchema: {
+      ...list.inputSchema,
+      properties: { ...qSchema.properties, ...withoutProperties(list.inputSchema, ["search"]).properties },
+      required: ["q", ...list.inputSchema.required]
+    },
+    annotations: { ...list.annotations, title: `Search ${plural(resource)}` },
+    run: (principal, { q, ...rest }) =>
+      decodeArguments(args, q === undefined ? {} : { q }).pipe(Effect.flatMap(({ q: text }) => list.run(principal, { ...rest, search: text })))
+  }
+}
+
+const lookupTool = (resource: AnyResource, lookup: Lookup): ToolDefinition => {
+  const args = Schema.Struct({ [lookup.parameter]: Schema.String.annotations({ description: lookup.description }) })
+  return {
+    name: toolName(`get_${resource.singular.replace(/-/g, "_")}_by`, lookup.name),
+    title: `Get a ${resource.singular} by ${lookup.name}`,
+    description: `${lookup.description} ${resource.description}`,
+    inputSchema: inputJsonSchema(args),
+    annotations: { title: `Get a ${resource.singular} by ${lookup.name}`, readOnlyHint: true, openWorldHint: false },
+    run: (principal, input) =>
+      decodeArguments(args, input).pipe(
+        Effect.flatMap((decoded) => withEngine((engine) => engine.lookup(resource, principal, lookup.name, String(decoded[lookup.parameter]))))
+      )
+  }
+}
+
+const createTool = (resource: AnyResource, write: Writes): ToolDefinition => ({
   name: toolName("create", resource.singular),
   title: `Create a ${resource.singular}`,
   description: `Creates a ${resource.singular} and answers the stored record. ${resource.description} ` +
     "Money and quantities are decimal strings such as \"10.50\".",
-  inputSchema: inputJsonSchema(resource.createInput),
+  inputSchema: inputJsonSchema(write.createInput),
   annotations: { title: `Create a ${resource.singular}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   run: (principal, input) => withEngine((engine) => engine.create(resource, principal, input))
 })
 
-const updateTool = (resource: AnyResource): ToolDefinition => {
-  const fields = inputJsonSchema(resource.updateInput)
+const updateTool = (resource: AnyResource, write: Writes): ToolDefinition => {
+  const fields = inputJsonSchema(write.updateInput)
   if ("id" in fields.properties) throw new Error(`${resource.name}: an update input field named "id" would clash with the record id`)
   const id = Schema.Struct({ id: idArgument(resource) })
   const idSchema = inputJsonSchema(id)
@@ -117,7 +159,7 @@ const updateTool = (resource: AnyResource): ToolDefinition => {
     annotations: { title: `Update a ${resource.singular}`, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: (principal, { id: given, ...changes }) =>
       decodeArguments(id, given === undefined ? {} : { id: given }).pipe(
-        Effect.flatMap((args) => withEngine((engine) => engine.update(resource, principal, args.id, changes)))
+        Effect.flatMap((args) => withEngine((engine) => engine.update(resource, principal, String(args.id), changes)))
       )
   }
 }
@@ -134,19 +176,19 @@ const deleteTool = (resource: AnyResource): ToolDefinition => {
     run: (principal, input) =>
       decodeArguments(args, input).pipe(
         Effect.flatMap(({ id }) =>
-          withEngine((engine) => engine.remove(resource, principal, id)).pipe(Effect.as({ id: id.toLowerCase(), deleted: true }))
+          withEngine((engine) => engine.remove(resource, principal, String(id))).pipe(Effect.as({ id: String(id).toLowerCase(), deleted: true }))
         )
       )
   }
 }
 
-/** The five tools of one declared resource. */
+/** The tools of one declared resource: list and get; search and lookups where declared; writes where it takes them. */
 export const resourceTools = (resource: AnyResource): ReadonlyArray<ToolDefinition> => [
   listTool(resource),
+  ...(resource.searchRoute ? [searchTool(resource, resource.searchRoute.required)] : []),
   getTool(resource),
-  createTool(resource),
-  updateTool(resource),
-  deleteTool(resource)
+  ...(resource.lookups ?? []).map((lookup) => lookupTool(resource, lookup)),
+  ...(resource.write ? [createTool(resource, resource.write), updateTool(resource, resource.write), deleteTool(resource)] : [])
 ]
 
 const noArguments = (input: ToolArguments): Effect.Effect<void, InvalidRequest> => {
@@ -173,4 +215,4 @@ export const listTenantsTool: ToolDefinition = {
 }
 
 /** Every tool the server offers, derived from the resource registry. */
-export const tools: ReadonlyArray<ToolDefinition> = [listTenantsTool, ...resources.flatMap(resourceTools)]
+export const tools: ReadonlyArray<ToolDefinition> = [listTenantsTool, ...allResources.flatMap(resourceTools)]

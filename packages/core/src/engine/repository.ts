@@ -1,6 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { Conflict } from "../errors.js"
 import type { CursorPosition } from "./cursor.js"
+import type { FilterNode } from "./filter.js"
 import type { ListQuery } from "./list-query.js"
 import type { AnyResource, ColumnValues } from "./resource.js"
 
@@ -29,11 +30,19 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
     direction: CursorPosition["direction"],
     key: readonly [unknown, string]
   ) => Effect.Effect<boolean>
+  /** The first row matching `filter` (validated against the declared fields). */
+  readonly findOne: (
+    resource: AnyResource,
+    tenantId: string,
+    filter: FilterNode,
+    options?: { readonly withDeleted?: boolean; readonly forUpdate?: boolean }
+  ) => Effect.Effect<Option.Option<unknown>>
+  /** By id, optionally within a visibility filter. */
   readonly findById: (
     resource: AnyResource,
     tenantId: string,
     id: string,
-    options?: { readonly withDeleted?: boolean; readonly forUpdate?: boolean }
+    options?: { readonly withDeleted?: boolean; readonly forUpdate?: boolean; readonly scope?: FilterNode }
   ) => Effect.Effect<Option.Option<unknown>>
   readonly insert: (resource: AnyResource, tenantId: string, values: ColumnValues) => Effect.Effect<string, Conflict>
   readonly update: (resource: AnyResource, tenantId: string, id: string, values: ColumnValues) => Effect.Effect<boolean, Conflict>

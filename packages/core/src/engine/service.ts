@@ -1,10 +1,10 @@
-import { Context, Effect, Either, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { authorize, type Principal } from "../auth/principal.js"
 import type { CatalogLookup } from "../catalogs/lookup.js"
 import { type Conflict, type Forbidden, type InvalidRequest, NotFound, type Unprocessable, invalid } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
 import { decodeBody } from "./decode.js"
-import { isUuid } from "./filter.js"
+import { type FilterNode, isUuid, makeCondition } from "./filter.js"
 import { type ListShape, parseBoolean, parseListQuery, type QueryParams } from "./list-query.js"
 import type { Page } from "./page.js"
 import { ResourceRepository, Transactions } from "./repository.js"
@@ -24,6 +24,29 @@ export const notFound = (resource: AnyResource) =>
 export const requireUuid = (id: string, name = "id") =>
   isUuid(id) ? Effect.succeed(id.toLowerCase()) : Effect.fail(invalid(`${name} must be a UUID, got "${id}"`, "INVALID_ID"))
 
+const MAX_INTEGER_ID = 2_147_483_647
+
+/** The resource's id type decides what a well-formed id is. */
+export const requireId = (resource: AnyResource, id: string) =>
+  resource.idType === "integer"
+    ? /^\d{1,10}$/.test(id) && Number(id) <= MAX_INTEGER_ID
+      ? Effect.succeed(String(Number(id)))
+      : Effect.fail(invalid(`id must be a positive integer, got "${id}"`, "INVALID_ID"))
+    : requireUuid(id)
+
+const and = (...nodes: ReadonlyArray<FilterNode | undefined>): FilterNode | undefined => {
+  const present = nodes.filter((node): node is FilterNode => node !== undefined)
+  return present.length === 0 ? undefined : present.length === 1 ? present[0] : { kind: "group", logic: "and", conditions: present }
+}
+
+/** 400 unless every required filter is given as a plain `field=value`. */
+const requireFilters = (resource: AnyResource, params: QueryParams, extra: ReadonlyArray<string> = []) => {
+  const missing = [...(resource.requiredFilters ?? []), ...extra].filter((name) => !params.some(([key, value]) => key === name && value !== ""))
+  return missing.length === 0
+    ? Effect.void
+    : Effect.fail(invalid(`${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} required for ${resource.name}`, "MISSING_PARAMETER"))
+}
+
 const onlyParameters = (params: QueryParams, allowed: ReadonlyArray<string>) => {
   const unknown = params.find(([key]) => !allowed.includes(key))
   return unknown ? Effect.fail(invalid(`Unknown query parameter "${unknown[0]}"`, "INVALID_PARAMETER")) : Effect.void
@@ -33,6 +56,12 @@ const withDeletedParam = (params: QueryParams) =>
   onlyParameters(params, ["with_deleted"]).pipe(
     Effect.zipRight(parseBoolean("with_deleted", params.find(([key]) => key === "with_deleted")?.[1]))
   )
+
+/** Catalogs take no writes; their routes are never declared, so this guards direct core use. */
+const writable = (resource: AnyResource) =>
+  resource.write
+    ? Effect.succeed(resource.write)
+    : Effect.fail(invalid(`${resource.name} is read-only`, "READ_ONLY"))
 
 const writeContext = (principal: Principal): WriteContext => ({
   tenantId: principal.tenantId,
@@ -46,6 +75,10 @@ type WriteError = ReadError | Unprocessable | Conflict
 export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<ResourceEngine, {
   readonly list: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
   readonly get: (resource: AnyResource, principal: Principal, id: string, params: QueryParams) => Effect.Effect<unknown, ReadError>
+  /** One record by a declared lookup (`code`, `swift`, `iso2`, …). */
+  readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string) => Effect.Effect<unknown, ReadError>
+  /** The search route: `q` required, mapped to `search`. */
+  readonly search: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
   readonly create: (resource: AnyResource, principal: Principal, body: unknown) => Effect.Effect<unknown, WriteError>
   readonly update: (resource: AnyResource, principal: Principal, id: string, body: unknown) => Effect.Effect<unknown, WriteError>
   readonly remove: (resource: AnyResource, principal: Principal, id: string) => Effect.Effect<void, ReadError>
@@ -61,7 +94,11 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
 
         const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, params: QueryParams) {
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
-          const query = yield* parseListQuery(listShape(resource), params, secret)
+          yield* requireFilters(resource, params)
+          const parsed = yield* parseListQuery(listShape(resource), params, secret)
+          // The caller's visibility narrows the filter; it is part of the query a cursor is bound to.
+          const filter = and(resource.visibility?.filter(principal), parsed.filter)
+          const query = filter === parsed.filter ? parsed : { ...parsed, filter }
           const direction = query.position?.direction ?? "next"
           const key = query.position?.key ?? null
           const rows = yield* repo.page(resource, principal.tenantId, query, { direction, key, take: query.limit + 1 })
@@ -114,15 +151,36 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const get = Effect.fn("ResourceEngine.get")(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           const withDeleted = yield* withDeletedParam(params)
-          const uuid = yield* requireUuid(id)
-          const found = yield* repo.findById(resource, principal.tenantId, uuid, { withDeleted })
+          const checked = yield* requireId(resource, id)
+          const scope = resource.visibility?.byId ? resource.visibility.filter(principal) : undefined
+          const found = yield* repo.findById(resource, principal.tenantId, checked, { withDeleted, ...(scope ? { scope } : {}) })
           return yield* Option.match(found, { onNone: () => Effect.fail(notFound(resource)), onSome: Effect.succeed })
         })
 
+        const lookup = Effect.fn("ResourceEngine.lookup")(function* (resource: AnyResource, principal: Principal, name: string, value: string) {
+          yield* authorize(principal, resource.name, "read", resource.adminOnly)
+          const declared = resource.lookups?.find((candidate) => candidate.name === name)
+          if (!declared) return yield* Effect.fail(notFound(resource))
+          const match = yield* makeCondition(resource.filters, declared.field, "eq", declared.normalize ? declared.normalize(value) : value, declared.parameter)
+          const filter = and(match, declared.scoped ? resource.visibility?.filter(principal) : undefined)!
+          const found = yield* repo.findOne(resource, principal.tenantId, filter)
+          return yield* Option.match(found, { onNone: () => Effect.fail(notFound(resource)), onSome: Effect.succeed })
+        })
+
+        /** `search?q=…`: a list where `q` is the (required) search text. */
+        const search = (resource: AnyResource, principal: Principal, params: QueryParams) =>
+          Effect.gen(function* () {
+            yield* requireFilters(resource, params, ["q", ...(resource.searchRoute?.required ?? [])])
+            const rest = params.filter(([key]) => key !== "q" && key !== "search")
+            const q = params.find(([key]) => key === "q")![1]
+            return yield* list(resource, principal, [...rest, ["search", q]])
+          })
+
         const create = Effect.fn("ResourceEngine.create")(function* (resource: AnyResource, principal: Principal, body: unknown) {
           yield* authorize(principal, resource.name, "create", resource.adminOnly)
-          const input = yield* decodeBody(resource.createInput, body)
-          const values = yield* resource.fromCreate(input as never, writeContext(principal)).pipe(Effect.provide(lookups))
+          const write = yield* writable(resource)
+          const input = yield* decodeBody(write.createInput, body)
+          const values = yield* write.fromCreate(input as never, writeContext(principal)).pipe(Effect.provide(lookups))
           return yield* transactions.run(
             Effect.gen(function* () {
               const id = yield* repo.insert(resource, principal.tenantId, values)
@@ -133,14 +191,15 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
 
         const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown) {
           yield* authorize(principal, resource.name, "update", resource.adminOnly)
-          const uuid = yield* requireUuid(id)
-          const input = yield* decodeBody(resource.updateInput, body)
+          const write = yield* writable(resource)
+          const uuid = yield* requireId(resource, id)
+          const input = yield* decodeBody(write.updateInput, body)
           return yield* transactions.run(
             Effect.gen(function* () {
               const current = yield* repo.findById(resource, principal.tenantId, uuid, { forUpdate: true }).pipe(
                 Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(resource)), onSome: Effect.succeed }))
               )
-              const values = yield* resource.fromUpdate(input as never, current, writeContext(principal)).pipe(
+              const values = yield* write.fromUpdate(input as never, current, writeContext(principal)).pipe(
                 Effect.provide(lookups)
               )
               if (Object.keys(values).length > 0) yield* repo.update(resource, principal.tenantId, uuid, values)
@@ -151,15 +210,14 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
 
         const remove = Effect.fn("ResourceEngine.remove")(function* (resource: AnyResource, principal: Principal, id: string) {
           yield* authorize(principal, resource.name, "delete", resource.adminOnly)
-          const uuid = yield* requireUuid(id)
+          yield* writable(resource)
+          const uuid = yield* requireId(resource, id)
           const removed = yield* repo.softDelete(resource, principal.tenantId, uuid)
           if (!removed) return yield* Effect.fail(notFound(resource))
         })
 
-        return { list, get, create, update, remove }
+        return { list, get, lookup, search, create, update, remove }
       })
     )
 }
 
-export const eitherToEffect = <A, E>(either: Either.Either<A, E>): Effect.Effect<A, E> =>
-  Either.match(either, { onLeft: Effect.fail, onRight: Effect.succeed })

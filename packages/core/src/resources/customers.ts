@@ -411,16 +411,6 @@ export const customers = defineResource({
   notFoundCode: "CUSTOMER_NOT_FOUND",
   emitsEvents: true,
   record: Customer,
-  createInput: CustomerCreate,
-  updateInput: CustomerUpdate,
-  example: {
-    legal_name: "Padaria Pão Quente Ltda",
-    trade_name: "Pão Quente",
-    tax_id: "11.222.333/0001-81",
-    tax_id_type: "CNPJ",
-    emails: ["compras@paoquente.example"],
-    city_id: 3550308
-  },
   table: "customers",
   columns: { ...partyColumnTypes, country_id: "integer" },
   joins: {
@@ -436,6 +426,18 @@ export const customers = defineResource({
       ? null
       : { id: row.country_id as number, iso2: row.country_iso2 as string, iso3: row.country_iso3 as string, name: row.country_name as string }
   }) as Customer,
-  fromCreate: (input: typeof CustomerCreate.Type) => partyColumns(input, undefined),
-  fromUpdate: (input: typeof CustomerUpdate.Type, current: Customer) => partyColumns(input, current)
+  write: {
+    createInput: CustomerCreate,
+    updateInput: CustomerUpdate,
+    example: {
+      legal_name: "Padaria Pão Quente Ltda",
+      trade_name: "Pão Quente",
+      tax_id: "11.222.333/0001-81",
+      tax_id_type: "CNPJ",
+      emails: ["compras@paoquente.example"],
+      city_id: 3550308
+    },
+    fromCreate: (input: typeof CustomerCreate.Type) => partyColumns(input, undefined),
+    fromUpdate: (input: typeof CustomerUpdate.Type, current: Customer) => partyColumns(input, current)
+  }
 })

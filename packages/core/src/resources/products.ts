@@ -191,15 +191,6 @@ export const products = defineResource({
   notFoundCode: "PRODUCT_NOT_FOUND",
   emitsEvents: true,
   record: Product,
-  createInput: ProductCreate,
-  updateInput: ProductUpdate,
-  example: {
-    name: "Espresso beans 1 kg",
-    type: "goods",
-    sale_price: "89.900000",
-    tags: ["coffee"],
-    br_data: { ncm_code: "09012100", origin: "0" }
-  },
   table: "products",
   columns: {
     reference_code: "text",
@@ -255,7 +246,18 @@ export const products = defineResource({
     us_data: blockOf(row.us_data, US_KEYS) as Product["us_data"],
     ...timestampsOf(row)
   }),
-  fromCreate: (input: typeof ProductCreate.Type, context) => toColumns(input, undefined, context),
-  fromUpdate: (input: typeof ProductUpdate.Type, current: Product, context) => toColumns(input, current, context)
+  write: {
+    createInput: ProductCreate,
+    updateInput: ProductUpdate,
+    example: {
+      name: "Espresso beans 1 kg",
+      type: "goods",
+      sale_price: "89.900000",
+      tags: ["coffee"],
+      br_data: { ncm_code: "09012100", origin: "0" }
+    },
+    fromCreate: (input: typeof ProductCreate.Type, context) => toColumns(input, undefined, context),
+    fromUpdate: (input: typeof ProductUpdate.Type, current: Product, context) => toColumns(input, current, context)
+  }
 })
 

@@ -6,7 +6,7 @@ import { fieldSql, type FilterField, sqlTypeOf } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
 import { type KeyedRecord, ResourceRepository, Transactions } from "../engine/repository.js"
-import type { AnyResource, ColumnValues } from "../engine/resource.js"
+import { type AnyResource, type ColumnValues, isTenantOwned } from "../engine/resource.js"
 import { conflictFrom, isUniqueViolation } from "./sql-errors.js"
 
 type Sql = SqlClient.SqlClient
@@ -93,19 +93,18 @@ export const compileFilter = (sql: Sql, fields: Readonly<Record<string, FilterFi
  */
 const keysetPredicate = (
   sql: Sql,
-  sortSql: string,
-  sqlType: string,
-  nullable: boolean,
+  sort: { readonly sortSql: string; readonly sqlType: string; readonly nullable: boolean; readonly idType: string },
   ascending: boolean,
   key: readonly [unknown, string]
 ): Fragment => {
-  const s = sql.literal(sortSql)
-  const [value, id] = key
+  const s = sql.literal(sort.sortSql)
+  const [value, rawId] = key
+  const id = sql`${rawId}::${sql.literal(sort.idType)}`
   const cmp = sql.literal(ascending ? ">" : "<")
-  const tuple = sql`(${s}, r.id) ${cmp} (${value}::${sql.literal(sqlType)}, ${id}::uuid)`
-  if (!nullable) return tuple
+  const tuple = sql`(${s}, r.id) ${cmp} (${value}::${sql.literal(sort.sqlType)}, ${id})`
+  if (!sort.nullable) return tuple
   if (value === null) {
-    return ascending ? sql`(${s} IS NULL AND r.id > ${id}::uuid)` : sql`((${s} IS NULL AND r.id < ${id}::uuid) OR ${s} IS NOT NULL)`
+    return ascending ? sql`(${s} IS NULL AND r.id > ${id})` : sql`((${s} IS NULL AND r.id < ${id}) OR ${s} IS NOT NULL)`
   }
   return ascending ? sql`(${s} IS NULL OR ${tuple})` : sql`(${s} IS NOT NULL AND ${tuple})`
 }
@@ -113,10 +112,19 @@ const keysetPredicate = (
 export const makeResourceRepository = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
+  /** Rows of the caller's tenant (tenant resources), live unless asked otherwise, matching `filter`. */
+  const scopeConditions = (resource: AnyResource, tenantId: string, options: { withDeleted?: boolean; filter?: FilterNode }) => {
+    const where: Array<Fragment> = []
+    if (isTenantOwned(resource)) {
+      where.push(sql`r.tenant_id = ${tenantId}::uuid`)
+      if (!options.withDeleted) where.push(sql`r.deleted_at IS NULL`)
+    }
+    if (options.filter) where.push(compileFilter(sql, resource.filters, options.filter))
+    return where
+  }
+
   const baseConditions = (resource: AnyResource, tenantId: string, query: ListQuery): Array<Fragment> => {
-    const where: Array<Fragment> = [sql`r.tenant_id = ${tenantId}::uuid`]
-    if (!query.withDeleted) where.push(sql`r.deleted_at IS NULL`)
-    if (query.filter) where.push(compileFilter(sql, resource.filters, query.filter))
+    const where = scopeConditions(resource, tenantId, { withDeleted: query.withDeleted, ...(query.filter ? { filter: query.filter } : {}) })
     if (query.search) {
       // The search text goes through the same parser and dictionaries as the indexed
       // text, so "SKU-12345" or an email splits alike on both sides; each lexeme
@@ -135,24 +143,28 @@ export const makeResourceRepository = Effect.gen(function* () {
     const field = resource.filters[query.sort.field]
     return {
       sortSql: fieldSql(query.sort.field, field),
-      sqlType: sqlTypeOf[field.type],
-      nullable: field.nullable ?? false
+      sqlType: field.type === "number" && query.sort.field === "id" ? idType(resource) : sqlTypeOf[field.type],
+      nullable: field.nullable ?? false,
+      idType: idType(resource)
     }
   }
 
   const from = (resource: AnyResource) => sql.literal(`${resource.table} r ${resource.joins?.sql ?? ""}`)
   const selectList = (resource: AnyResource) =>
     sql.literal(
-      ["r.id", "r.created_at", "r.updated_at", "r.deleted_at", ...Object.keys(resource.columns).map((column) => `r.${column}`)]
+      ["r.id", "r.created_at", "r.updated_at", ...(isTenantOwned(resource) ? ["r.deleted_at"] : [])]
+        .concat(Object.keys(resource.columns).map((column) => `r.${column}`))
         .concat(resource.joins ? [resource.joins.select] : [])
         .join(", ")
     )
+  const idType = (resource: AnyResource) => (resource.idType === "integer" ? "integer" : "uuid")
 
   const page = (resource: AnyResource, tenantId: string, query: ListQuery, request: { direction: "next" | "previous"; key: readonly [unknown, string] | null; take: number }) => {
-    const { sortSql, sqlType, nullable } = sortOf(resource, query)
+    const sort = sortOf(resource, query)
+    const { sortSql, nullable } = sort
     const ascending = (query.sort.order === "asc") === (request.direction === "next")
     const where = baseConditions(resource, tenantId, query)
-    if (request.key) where.push(keysetPredicate(sql, sortSql, sqlType, nullable, ascending, request.key))
+    if (request.key) where.push(keysetPredicate(sql, sort, ascending, request.key))
     const dir = ascending ? "ASC" : "DESC"
     const order = nullable
       ? `(${sortSql} IS NULL) ${dir}, ${sortSql} ${dir}, r.id ${dir}`
@@ -169,23 +181,27 @@ export const makeResourceRepository = Effect.gen(function* () {
   }
 
   const exists = (resource: AnyResource, tenantId: string, query: ListQuery, direction: "next" | "previous", key: readonly [unknown, string]) => {
-    const { sortSql, sqlType, nullable } = sortOf(resource, query)
     const ascending = (query.sort.order === "asc") === (direction === "next")
-    const where = [...baseConditions(resource, tenantId, query), keysetPredicate(sql, sortSql, sqlType, nullable, ascending, key)]
+    const where = [...baseConditions(resource, tenantId, query), keysetPredicate(sql, sortOf(resource, query), ascending, key)]
     return sql`SELECT 1 FROM ${from(resource)} WHERE ${sql.and(where)} LIMIT 1`.pipe(
       Effect.map((rows) => rows.length > 0),
       Effect.orDie
     )
   }
 
-  const findById = (resource: AnyResource, tenantId: string, id: string, options: { withDeleted?: boolean; forUpdate?: boolean } = {}) => {
-    const where = [sql`r.tenant_id = ${tenantId}::uuid`, sql`r.id = ${id}::uuid`]
-    if (!options.withDeleted) where.push(sql`r.deleted_at IS NULL`)
+  const findOne = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean } = {}) => {
+    const where = scopeConditions(resource, tenantId, { ...options, filter })
     const lock = sql.literal(options.forUpdate ? "FOR UPDATE OF r" : "")
-    return sql<Record<string, unknown>>`SELECT ${selectList(resource)} FROM ${from(resource)} WHERE ${sql.and(where)} ${lock}`.pipe(
+    return sql<Record<string, unknown>>`SELECT ${selectList(resource)} FROM ${from(resource)} WHERE ${sql.and(where)} LIMIT 1 ${lock}`.pipe(
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => resource.toRecord(row))),
       Effect.orDie
     )
+  }
+
+  const findById = (resource: AnyResource, tenantId: string, id: string, options: { withDeleted?: boolean; forUpdate?: boolean; scope?: FilterNode } = {}) => {
+    const byId: FilterNode = { kind: "condition", field: "id", op: "eq", value: id }
+    const filter: FilterNode = options.scope ? { kind: "group", logic: "and", conditions: [byId, options.scope] } : byId
+    return findOne(resource, tenantId, filter, options)
   }
 
   const cast = (resource: AnyResource, column: string, value: unknown): Fragment => {
@@ -224,7 +240,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       Effect.orDie
     )
 
-  return ResourceRepository.of({ page, exists, findById, insert, update, softDelete })
+  return ResourceRepository.of({ page, exists, findOne, findById, insert, update, softDelete })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)
