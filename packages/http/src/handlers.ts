@@ -49,8 +49,8 @@ const resourceHandlers = (resource: AnyResource) =>
           )
       }
       for (const lookup of resource.lookups ?? []) {
-        byName[`lookup_${lookup.name}`] = ({ path }) =>
-          respond(Effect.flatMap(principal, (caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter])))
+        byName[`lookup_${lookup.name}`] = ({ path, request }) =>
+          respond(Effect.flatMap(principal, (caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter], queryParams(request))))
       }
       const names = Object.keys(ResourceApi.groups[resource.name].endpoints)
       const built = names.reduce((chain, name) => chain.handleRaw(name, byName[name]), handlers as unknown as RawHandlers)

@@ -35,10 +35,12 @@ export interface ResourceWrites<Rec, Create, Update> {
   fromUpdate(input: Update, current: Rec, context: WriteContext): Effect.Effect<ColumnValues, WriteError, CatalogLookup>
 }
 
-/** Which rows a principal may see, as a filter over the declared fields. */
+/** Which rows a principal sees, as a filter over the declared fields, and where it applies. */
 export interface Visibility {
   filter(principal: Principal): FilterNode | undefined
-  /** Whether lookups by id are limited too (banks: no; payment methods: yes). */
+  /** Lists (banks: the tenant's country; states: no, the country is a selector). */
+  readonly list: boolean
+  /** Lookups by id (banks: no; payment methods: yes). Named lookups say for themselves. */
   readonly byId: boolean
 }
 
@@ -51,7 +53,7 @@ export interface Lookup {
   /** Path parameter name, e.g. `code`. */
   readonly parameter: string
   readonly description: string
-  /** Whether the resource's visibility applies. */
+  /** Whether the resource's visibility applies when the caller gives no filter of their own. */
   readonly scoped: boolean
   /** Canonical form of the value (e.g. upper case codes) before matching. */
   readonly normalize?: (value: string) => string

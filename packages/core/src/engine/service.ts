@@ -4,7 +4,7 @@ import type { CatalogLookup } from "../catalogs/lookup.js"
 import { type Conflict, type Forbidden, type InvalidRequest, NotFound, type Unprocessable, invalid } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
 import { decodeBody } from "./decode.js"
-import { type FilterNode, isUuid, makeCondition } from "./filter.js"
+import { type FilterNode, isUuid, makeCondition, parseBracketFilters } from "./filter.js"
 import { type ListShape, parseBoolean, parseListQuery, type QueryParams } from "./list-query.js"
 import type { Page } from "./page.js"
 import { ResourceRepository, Transactions } from "./repository.js"
@@ -76,7 +76,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
   readonly list: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
   readonly get: (resource: AnyResource, principal: Principal, id: string, params: QueryParams) => Effect.Effect<unknown, ReadError>
   /** One record by a declared lookup (`code`, `swift`, `iso2`, …). */
-  readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string) => Effect.Effect<unknown, ReadError>
+  readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string, params?: QueryParams) => Effect.Effect<unknown, ReadError>
   /** The search route: `q` required, mapped to `search`. */
   readonly search: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
   readonly create: (resource: AnyResource, principal: Principal, body: unknown) => Effect.Effect<unknown, WriteError>
@@ -97,7 +97,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           yield* requireFilters(resource, params)
           const parsed = yield* parseListQuery(listShape(resource), params, secret)
           // The caller's visibility narrows the filter; it is part of the query a cursor is bound to.
-          const filter = and(resource.visibility?.filter(principal), parsed.filter)
+          const filter = and(resource.visibility?.list ? resource.visibility.filter(principal) : undefined, parsed.filter)
           const query = filter === parsed.filter ? parsed : { ...parsed, filter }
           const direction = query.position?.direction ?? "next"
           const key = query.position?.key ?? null
@@ -157,12 +157,15 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           return yield* Option.match(found, { onNone: () => Effect.fail(notFound(resource)), onSome: Effect.succeed })
         })
 
-        const lookup = Effect.fn("ResourceEngine.lookup")(function* (resource: AnyResource, principal: Principal, name: string, value: string) {
+        const lookup = Effect.fn("ResourceEngine.lookup")(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           const declared = resource.lookups?.find((candidate) => candidate.name === name)
           if (!declared) return yield* Effect.fail(notFound(resource))
           const match = yield* makeCondition(resource.filters, declared.field, "eq", declared.normalize ? declared.normalize(value) : value, declared.parameter)
-          const filter = and(match, declared.scoped ? resource.visibility?.filter(principal) : undefined)!
+          // The caller's own selectors (e.g. `?country_iso2=US` on a state code) replace the default scope.
+          const selectors = yield* parseBracketFilters(resource.filters, params)
+          const scope = declared.scoped && selectors.length === 0 ? resource.visibility?.filter(principal) : undefined
+          const filter = and(match, scope, ...selectors)!
           const found = yield* repo.findOne(resource, principal.tenantId, filter)
           return yield* Option.match(found, { onNone: () => Effect.fail(notFound(resource)), onSome: Effect.succeed })
         })
