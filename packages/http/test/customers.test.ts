@@ -310,6 +310,63 @@ describe.each(storeKinds)("customers on %s", (kind) => {
     })
   })
 
+  describe("geography by text (422 case 1)", () => {
+    it.each([
+      ["ISO2", "br"],
+      ["ISO3", "BRA"],
+      ["numeric code", "76"],
+      ["English name", "brazil"],
+      ["Portuguese name", "Brasil"],
+      ["Spanish name", "BRASIL"]
+    ])("matches a country by %s", async (_, code) => {
+      const customer = await create({ country_code: code })
+      expect(customer.country).toEqual(BR)
+    })
+
+    it("matches a state by code or by name within the country, accent-insensitively", async () => {
+      expect((await create({ country_code: "BR", state: "sp" })).state).toEqual(SP)
+      expect((await create({ country_code: "BR", state: "sao paulo" })).state).toEqual(SP)
+      expect((await create({ country_code: "US", state: "california" })).state).toEqual(CA)
+    })
+
+    it("matches a city by name within the state and fills the hierarchy", async () => {
+      const customer = await create({ country_code: "Brasil", state: "SP", city: "SAO PAULO" })
+      expect(customer).toMatchObject({ city: SAO_PAULO, state: SP, country: BR })
+      const byState = await create({ state_id: SP.id, city: "campinas" })
+      expect(byState).toMatchObject({ city: CAMPINAS, state: SP, country: BR })
+    })
+
+    it("refuses an ambiguous state code without a country, naming the field and the candidates", async () => {
+      const response = await refused({ legal_name: "x", state: "PA" }, 422, "state")
+      expect(response.body.details.fields.state.join(" ")).toMatch(/PA in BR.*PA in US|PA in US.*PA in BR/)
+      const resolved = await create({ country_code: "US", state: "PA" })
+      expect(resolved.state).toMatchObject({ state_code: "PA", name: "Pennsylvania" })
+    })
+
+    it("refuses what matches nothing, each field named, and stores nothing", async () => {
+      const response = await refused({ legal_name: "x", country_code: "Atlantis", state: "Nowhere", city: "Gotham" }, 422, "country_code")
+      expect(Object.keys(response.body.details.fields)).toEqual(expect.arrayContaining(["country_code", "state", "city"]))
+      expect(response.body.message).toContain("geography")
+    })
+
+    it("refuses a city that is not in the state sent", async () => {
+      const response = await refused({ legal_name: "x", state: "RJ", country_code: "BR", city: "Campinas" }, 422, "city")
+      expect(response.body.details.fields.city.join(" ")).toContain("no city")
+    })
+
+    it("refuses text that contradicts the id sent beside it", async () => {
+      await refused({ legal_name: "x", country_id: US.id, country_code: "BR" }, 422, "country_code")
+      await refused({ legal_name: "x", state_id: RJ.id, state: "SP" }, 422, "state")
+    })
+
+    it("matches a city sent alone on PATCH within the stored state", async () => {
+      const customer = await create({ city_id: SAO_PAULO.id })
+      const response = await patch(customer.id, { city: "Campinas" })
+      expect(response.status, JSON.stringify(response.body)).toBe(200)
+      expect(response.body).toMatchObject({ city: CAMPINAS, state: SP, country: BR })
+    })
+  })
+
   describe("tax ids", () => {
     it("stores a valid CPF as digits and infers an individual", async () => {
       const customer = await create({ tax_id: "529.982.247-25", tax_id_type: "CPF" })
@@ -409,7 +466,7 @@ describe.each(storeKinds)("customers on %s", (kind) => {
 
     it("refuses an empty legal_name", () => refused({ legal_name: " " }, 400, "legal_name"))
 
-    it("refuses an unknown field", () => refused({ legal_name: "x", country_code: "BR" }, 400, "country_code"))
+    it("refuses an unknown field", () => refused({ legal_name: "x", county_code: "BR" }, 400, "county_code"))
 
     it("refuses an unknown type", () => refused({ legal_name: "x", type: "government" }, 400, "type"))
 

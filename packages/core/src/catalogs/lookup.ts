@@ -35,4 +35,13 @@ export class CatalogLookup extends Context.Tag("erp/core/CatalogLookup")<Catalog
   readonly findCountry: (id: number) => Effect.Effect<Option.Option<CountryRef>>
   readonly findState: (id: number) => Effect.Effect<Option.Option<StateRef>>
   readonly findCity: (id: number) => Effect.Effect<Option.Option<CityRef>>
+  /** Countries whose ISO2, ISO3, numeric code or name (en, pt, es) is `text`, accent- and case-insensitively. */
+  readonly matchCountries: (text: string) => Effect.Effect<ReadonlyArray<CountryRef>>
+  /** States whose code or name is `text`, within a country when given. */
+  readonly matchStates: (text: string, countryId: number | null) => Effect.Effect<ReadonlyArray<StateRef & { readonly country_code: string }>>
+  /** Cities named `text`, within a state or country when given. */
+  readonly matchCities: (
+    text: string,
+    within: { readonly stateId: number | null; readonly countryId: number | null }
+  ) => Effect.Effect<ReadonlyArray<CityRef & { readonly state_code: string }>>
 }>() {}

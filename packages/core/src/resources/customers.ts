@@ -1,4 +1,5 @@
 import { Effect, Option, Schema } from "effect"
+import { matchGeographyText } from "../catalogs/geography.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
 import { defineResource } from "../engine/resource.js"
 import {
@@ -188,6 +189,9 @@ const partyFields = {
   city_id: clearable(GeoId),
   state_id: clearable(GeoId),
   country_id: clearable(GeoId),
+  city: clearable(RequiredText(100).annotations({ description: "City name, matched within the state (accent- and case-insensitive)" })),
+  state: clearable(RequiredText(100).annotations({ description: "State code or name, matched within the country" })),
+  country_code: clearable(RequiredText(100).annotations({ description: "Country ISO2, ISO3, numeric code or name (en, pt, es)" })),
   postal_code: clearable(Text(16)),
   reference_code: clearable(RequiredText(100)),
   bank_code: clearable(Text(10)),
@@ -298,18 +302,24 @@ export const partyColumns = (
     else if (!current || typeChanged) values.type = taxIdType && individualTaxIdTypes.includes(taxIdType) ? "individual" : "company"
     if (problems.any) return yield* problems.fail("The tax id is not valid for its type")
 
-    const geographyTouched = input.city_id !== undefined || input.state_id !== undefined || input.country_id !== undefined
+    const geographyTouched = (["city_id", "state_id", "country_id", "city", "state", "country_code"] as const).some((key) => input[key] !== undefined)
     if (geographyTouched) {
+      const matched = yield* matchGeographyText(input, { country_id: current?.country?.id ?? null, state_id: current?.state?.id ?? null })
+      const given = {
+        city_id: input.city_id !== undefined ? input.city_id : matched.city_id,
+        state_id: input.state_id !== undefined ? input.state_id : matched.state_id,
+        country_id: input.country_id !== undefined ? input.country_id : matched.country_id
+      }
       // A new city or state brings its own parents unless they are sent too; clearing
       // a city (or state) keeps the parents it had.
-      const keep = (given: number | null | undefined, stored: { id: number } | null | undefined, replaced: boolean) =>
-        given !== undefined ? given : replaced ? null : stored?.id ?? null
-      const cityChanged = input.city_id !== undefined && input.city_id !== null
-      const stateChanged = input.state_id !== undefined && input.state_id !== null
+      const keep = (sent: number | null | undefined, stored: { id: number } | null | undefined, replaced: boolean) =>
+        sent !== undefined ? sent : replaced ? null : stored?.id ?? null
+      const cityChanged = given.city_id !== undefined && given.city_id !== null
+      const stateChanged = given.state_id !== undefined && given.state_id !== null
       const geography = yield* resolveGeography({
-        city_id: keep(input.city_id, current?.city, false),
-        state_id: keep(input.state_id, current?.state, cityChanged),
-        country_id: keep(input.country_id, current?.country, cityChanged || stateChanged)
+        city_id: keep(given.city_id, current?.city, false),
+        state_id: keep(given.state_id, current?.state, cityChanged),
+        country_id: keep(given.country_id, current?.country, cityChanged || stateChanged)
       })
       Object.assign(values, geography)
     }
