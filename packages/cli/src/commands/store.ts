@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { migrate, seedCatalogs } from "@erp/core"
+import { migrate, seedCatalogsAndRecord } from "@erp/core"
 import { type Command } from "commander"
 import { Effect } from "effect"
 import { printJson, runWithCore, storeDescription, type StoreFlags } from "../runtime.js"
@@ -34,7 +34,7 @@ export const registerStore = (program: Command) => {
     .description("Load or refresh the reference catalogs from the bundled snapshots (idempotent)")
     .option("--json", "Print the counts as JSON")
     .action(async (options: { json?: boolean }, command: Command) => {
-      const counts = await runWithCore(command.optsWithGlobals<StoreFlags>(), seedCatalogs)
+      const counts = await runWithCore(command.optsWithGlobals<StoreFlags>(), seedCatalogsAndRecord)
       if (options.json) printJson(counts)
       else for (const [table, count] of Object.entries(counts)) process.stdout.write(`${table}: ${count}\n`)
     })

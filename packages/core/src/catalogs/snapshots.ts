@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 
 /** The committed catalog snapshots (see `data/SOURCES.md`), read from the package's source folder by src and dist alike. */
@@ -17,5 +18,14 @@ export interface Snapshot {
   readonly records: ReadonlyArray<Record<string, unknown>>
 }
 
-export const readSnapshot = (table: CatalogTable): Snapshot =>
-  JSON.parse(readFileSync(new URL(`../../src/catalogs/data/${CATALOG_FILES[table]}`, import.meta.url), "utf8")) as Snapshot
+const snapshotText = (table: CatalogTable): string =>
+  readFileSync(new URL(`../../src/catalogs/data/${CATALOG_FILES[table]}`, import.meta.url), "utf8")
+
+export const readSnapshot = (table: CatalogTable): Snapshot => JSON.parse(snapshotText(table)) as Snapshot
+
+/** Fingerprint of the bundled snapshots: a store seeded from other data is reseeded on start. */
+export const snapshotsFingerprint = (): string => {
+  const hash = createHash("sha256")
+  for (const table of Object.keys(CATALOG_FILES) as Array<CatalogTable>) hash.update(snapshotText(table))
+  return hash.digest("hex")
+}

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
-import { type CatalogTable, readSnapshot } from "../catalogs/snapshots.js"
+import { type CatalogTable, readSnapshot, snapshotsFingerprint } from "../catalogs/snapshots.js"
 
 /** Column name to SQL type for each catalog table, in snapshot field names. */
 const COLUMNS: Record<CatalogTable, Record<string, string>> = {
@@ -102,9 +102,23 @@ export const seedCatalogs = Effect.gen(function* () {
   return counts
 }).pipe(Effect.orDie, Effect.withSpan("seedCatalogs"))
 
-/** Whether the catalogs were ever loaded (first start loads them). */
-export const catalogsLoaded = Effect.gen(function* () {
+const FINGERPRINT_KEY = "catalog_snapshots"
+
+/** Seeds and records which snapshots the store now holds. */
+export const seedCatalogsAndRecord = Effect.gen(function* () {
+  const counts = yield* seedCatalogs
   const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ loaded: boolean }>`SELECT EXISTS (SELECT 1 FROM countries) AS loaded`
-  return rows[0].loaded
+  yield* sql`INSERT INTO erp_settings (key, value) VALUES (${FINGERPRINT_KEY}, ${snapshotsFingerprint()})
+    ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`.pipe(Effect.orDie)
+  return counts
+})
+
+/**
+ * Whether the store holds the bundled snapshots: false on a new store, and after an
+ * upgrade that ships new catalog data, so that start loads them (idempotently).
+ */
+export const catalogsCurrent = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ value: string }>`SELECT value FROM erp_settings WHERE key = ${FINGERPRINT_KEY}`
+  return rows[0]?.value === snapshotsFingerprint()
 }).pipe(Effect.orDie)

@@ -4,7 +4,7 @@ import { Authenticator } from "../auth/authenticator.js"
 import { CursorSecret } from "../engine/cursor.js"
 import { ResourceEngine } from "../engine/service.js"
 import { layerCatalogLookup } from "./catalog-lookup.js"
-import { catalogsLoaded, seedCatalogs } from "./catalog-seed.js"
+import { catalogsCurrent, seedCatalogsAndRecord } from "./catalog-seed.js"
 import { layerStore, type StoreLocation } from "./database.js"
 import { migrate } from "./migrate.js"
 import { layerResourceRepository, layerTransactions } from "./resource-repository.js"
@@ -14,7 +14,7 @@ import { layerTenancy } from "./tenancy.js"
 export const layerMigrated = Layer.effectDiscard(
   Effect.gen(function* () {
     yield* migrate
-    if (!(yield* catalogsLoaded)) yield* seedCatalogs
+    if (!(yield* catalogsCurrent)) yield* seedCatalogsAndRecord
   }).pipe(Effect.orDie)
 )
 
