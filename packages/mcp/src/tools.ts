@@ -101,8 +101,8 @@ const getTool = (resource: AnyResource): ToolDefinition => {
 
 const searchTool = (resource: AnyResource, required: ReadonlyArray<string>): ToolDefinition => {
   const list = listTool(resource)
-  const args = Schema.Struct({ q: Schema.String.annotations({ description: "Search text: accent- and case-insensitive, every word as a prefix." }) })
-  const qSchema = inputJsonSchema(args)
+  const args = listArguments(resource)
+  const q = Schema.Struct({ q: Schema.String.annotations({ description: "Search text (required): accent- and case-insensitive, every word as a prefix." }) })
   const requiredFilters = required.length > 0 ? ` Also required in filters: ${required.join(", ")}.` : ""
   return {
     ...list,
@@ -111,17 +111,29 @@ const searchTool = (resource: AnyResource, required: ReadonlyArray<string>): Too
     description: `Searches ${plural(resource)} by text (q), with the list's other arguments.${requiredFilters} ${resource.description}`,
     inputSchema: {
       ...list.inputSchema,
-      properties: { ...qSchema.properties, ...withoutProperties(list.inputSchema, ["search"]).properties },
+      properties: { ...inputJsonSchema(q).properties, ...withoutProperties(list.inputSchema, ["search"]).properties },
       required: ["q", ...list.inputSchema.required]
     },
     annotations: { ...list.annotations, title: `Search ${plural(resource)}` },
-    run: (principal, { q, ...rest }) =>
-      decodeArguments(args, q === undefined ? {} : { q }).pipe(Effect.flatMap(({ q: text }) => list.run(principal, { ...rest, search: text })))
+    // The engine's search route checks q and the required filters exactly as HTTP does.
+    run: (principal, { q: text, ...rest }) =>
+      decodeArguments(args, rest).pipe(
+        Effect.flatMap(toQueryParams),
+        Effect.flatMap((params) =>
+          withEngine((engine) => engine.search(resource, principal, [...params, ...(typeof text === "string" ? [["q", text] as const] : [])]))
+        )
+      )
   }
 }
 
 const lookupTool = (resource: AnyResource, lookup: Lookup): ToolDefinition => {
-  const args = Schema.Struct({ [lookup.parameter]: Schema.String.annotations({ description: lookup.description }) })
+  const selectors = lookup.selectors ?? []
+  const args = Schema.Struct({
+    [lookup.parameter]: Schema.String.annotations({ description: lookup.description }),
+    ...Object.fromEntries(
+      selectors.map((name) => [name, Schema.optional(Schema.Union(Schema.String, Schema.Number)).annotations({ description: resource.filters[name]?.description ?? name })])
+    )
+  })
   return {
     name: toolName(`get_${resource.singular.replace(/-/g, "_")}_by`, lookup.name),
     title: `Get a ${resource.singular} by ${lookup.name}`,
@@ -130,7 +142,11 @@ const lookupTool = (resource: AnyResource, lookup: Lookup): ToolDefinition => {
     annotations: { title: `Get a ${resource.singular} by ${lookup.name}`, readOnlyHint: true, openWorldHint: false },
     run: (principal, input) =>
       decodeArguments(args, input).pipe(
-        Effect.flatMap((decoded) => withEngine((engine) => engine.lookup(resource, principal, lookup.name, String(decoded[lookup.parameter]))))
+        Effect.flatMap((decoded) => {
+          const record = decoded as Readonly<Record<string, unknown>>
+          const params = selectors.filter((name) => record[name] !== undefined).map((name) => [name, String(record[name])] as const)
+          return withEngine((engine) => engine.lookup(resource, principal, lookup.name, String(record[lookup.parameter]), params))
+        })
       )
   }
 }

@@ -121,7 +121,7 @@ describe.each(storeKinds)("MCP catalog tools on %s", (kind) => {
     })
 
     // Gap: HTTP takes ?country_code=BR on /banks/code/{code}; the lookup tool takes only `code`.
-    it.fails("finds another country's bank code when country_code is given, as HTTP does", async () => {
+    it("finds another country's bank code when country_code is given, as HTTP does", async () => {
       expect((await us.ok("get_bank_by_code", { code: "341", country_code: "BR" })).id).toBe(BANK.itau)
     })
 
@@ -196,7 +196,7 @@ describe.each(storeKinds)("MCP catalog tools on %s", (kind) => {
     })
 
     // Gap: HTTP takes ?country_iso2=US on /states/code/{state_code}; the lookup tool takes only `state_code`.
-    it.fails("looks in the country a selector names, as HTTP does", async () => {
+    it("looks in the country a selector names, as HTTP does", async () => {
       expect((await br.ok("get_state_by_code", { state_code: "PA", country_iso2: "US" })).name).toBe("Pennsylvania")
     })
 
@@ -210,7 +210,7 @@ describe.each(storeKinds)("MCP catalog tools on %s", (kind) => {
     })
 
     // HTTP answers /states/search?q= with 400; the tool takes "" as no search and lists every state.
-    it.fails("refuses search_states with an empty q, as HTTP does", async () => {
+    it("refuses search_states with an empty q, as HTTP does", async () => {
       expect((await http("/states/search?q=")).status).toBe(400)
       await br.refused("search_states", { q: "" }, 400)
     })

@@ -1,4 +1,5 @@
 import {
+  catalogResources,
   ALL_PERMISSIONS,
   layerCore,
   parsePermissionSpecs,
@@ -26,6 +27,17 @@ const toolNames = (resource: (typeof resources)[number]) => {
     delete: `delete_${noun(resource.singular)}`
   }
 }
+
+/** The read-only catalogs' tools: list and get, plus their search route and lookups. */
+const catalogToolNames = catalogResources.flatMap((resource) => {
+  const noun = (name: string) => name.replace(/[^A-Za-z0-9]+/g, "_")
+  return [
+    `list_${noun(resource.name)}`,
+    `get_${noun(resource.singular)}`,
+    ...(resource.searchRoute ? [`search_${noun(resource.name)}`] : []),
+    ...(resource.lookups ?? []).map((lookup) => `get_${noun(resource.singular)}_by_${lookup.name}`)
+  ]
+})
 
 describe.each(storeKinds)("MCP tools on %s", (kind) => {
   const runtime = ManagedRuntime.make(layerCore(testStore(kind)))
@@ -61,9 +73,9 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
   const uniqueName = (prefix: string) => `${prefix} ${randomUUID().slice(0, 8)}`
 
   describe("tools/list", () => {
-    it("offers list_tenants and the five tools of every registered resource, and nothing else", async () => {
+    it("offers list_tenants, the five tools of every business resource and the catalogs' read tools, and nothing else", async () => {
       const { tools } = await admin.client.listTools()
-      const expected = ["list_tenants", ...resources.flatMap((resource) => Object.values(toolNames(resource)))]
+      const expected = ["list_tenants", ...resources.flatMap((resource) => Object.values(toolNames(resource))), ...catalogToolNames]
       expect(tools.map((tool) => tool.name).sort()).toEqual([...expected].sort())
       for (const tool of tools) {
         expect(tool.inputSchema.type, tool.name).toBe("object")

@@ -53,8 +53,8 @@ export const banks = defineResource({
     ispb: { type: "string", nullable: true },
     name: { type: "string", sortable: true },
     official_name: { type: "string", nullable: true },
-    swift_code: { type: "string", nullable: true },
-    country_code: { type: "string", sql: "r.country_code::text" },
+    swift_code: { type: "string", nullable: true, caseInsensitive: true },
+    country_code: { type: "string", sql: "r.country_code::text", caseInsensitive: true },
     aliases: { type: "string", array: true },
     is_active: { type: "boolean" },
     display_order: { type: "number", sortable: true },
@@ -75,7 +75,11 @@ export const banks = defineResource({
     byId: false
   },
   lookups: [
-    { ...codeLookup("bank", true), description: "The bank with this national code (COMPE, ABA routing number) in the tenant's country, unless country_code is given." },
+    {
+      ...codeLookup("bank", true),
+      description: "The bank with this national code (COMPE, ABA routing number) in the tenant's country, unless country_code is given.",
+      selectors: ["country_code"]
+    },
     { name: "swift", field: "swift_code", parameter: "code", description: "The bank with this SWIFT/BIC code (8 or 11 characters), in any country.", scoped: false, normalize: swift }
   ],
   toRecord: (row) => ({ id: row.id as string, ...pick(row, FIELDS), ...catalogTimestamps(row) }) as typeof Bank.Type

@@ -31,8 +31,8 @@ export const countries = defineResource({
   columns: Object.fromEntries(FIELDS.map((field) => [field, "text"])),
   filters: {
     id: { type: "number", sortable: true },
-    iso2: { type: "string" },
-    iso3: { type: "string" },
+    iso2: { type: "string", caseInsensitive: true },
+    iso3: { type: "string", caseInsensitive: true },
     numeric_code: { type: "string" },
     name_en: { type: "string", sortable: true },
     name_pt: { type: "string", sortable: true },

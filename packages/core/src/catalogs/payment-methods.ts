@@ -47,7 +47,7 @@ export const paymentMethods = defineResource({
   },
   filters: {
     id: { type: "uuid", sortable: true },
-    code: { type: "string", sortable: true },
+    code: { type: "string", sortable: true, caseInsensitive: true },
     ...countryCodesFilters,
     ...titleFilters,
     untdid_4461_code: { type: "string", nullable: true },

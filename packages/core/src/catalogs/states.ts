@@ -33,10 +33,10 @@ export const states = defineResource({
   filters: {
     id: { type: "number", sortable: true },
     country_id: { type: "number", description: "Country selector by id" },
-    country_iso2: { type: "string", sql: "r.country_code::text", description: "Country selector by ISO2" },
-    country_iso3: { type: "string", sql: COUNTRY_ISO3, description: "Country selector by ISO3" },
-    country_code: { type: "string", sql: "r.country_code::text", description: "Deprecated alias of country_iso2" },
-    state_code: { type: "string", sortable: true },
+    country_iso2: { type: "string", sql: "r.country_code::text", caseInsensitive: true, description: "Country selector by ISO2" },
+    country_iso3: { type: "string", sql: COUNTRY_ISO3, caseInsensitive: true, description: "Country selector by ISO3" },
+    country_code: { type: "string", sql: "r.country_code::text", caseInsensitive: true, description: "Deprecated alias of country_iso2" },
+    state_code: { type: "string", sortable: true, caseInsensitive: true },
     name: { type: "string", sortable: true },
     type: { type: "string", description: "state, federal_district or territory" },
     ibge_code: { type: "string", nullable: true },
@@ -60,6 +60,7 @@ export const states = defineResource({
       parameter: "state_code",
       description: "The state with this code, in the tenant's country unless a country selector (country_id, country_iso2, country_iso3) is given.",
       scoped: true,
+      selectors: ["country_id", "country_iso2", "country_iso3", "country_code"],
       normalize: upper
     }
   ],

@@ -50,7 +50,7 @@ export const unitsOfMeasurement = defineResource({
   },
   filters: {
     id: { type: "uuid", sortable: true },
-    code: { type: "string", sortable: true },
+    code: { type: "string", sortable: true, caseInsensitive: true },
     symbol: { type: "string", nullable: true },
     "fiscal_codes.br_nfe": { type: "string", nullable: true, sql: "(r.fiscal_codes->>'br_nfe')" },
     ...countryCodesFilters,

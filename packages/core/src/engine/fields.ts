@@ -47,6 +47,8 @@ export interface FilterField {
   /** A JSON array of strings: `eq` means "has the element", `contains` means "an element contains". */
   readonly array?: boolean
   readonly sortable?: boolean
+  /** `eq`/`neq` ignore case (codes such as ISO2). */
+  readonly caseInsensitive?: boolean
   readonly description?: string
 }
 

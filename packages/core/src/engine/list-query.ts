@@ -77,7 +77,9 @@ const parseSort = (shape: ListShape, value: string | undefined): Either.Either<L
 export const parseListQuery = (
   shape: ListShape,
   params: QueryParams,
-  cursorSecret: Buffer
+  cursorSecret: Buffer,
+  /** The caller's visibility: ANDed into the filter, not echoed, part of the cursor's query. */
+  scope?: FilterNode
 ): Either.Either<ListQuery, InvalidRequest> =>
   Either.gen(function* () {
     const reserved = new Set<string>([...COMMON_LIST_PARAMETERS, ...(shape.extraParameters ?? [])])
@@ -97,7 +99,7 @@ export const parseListQuery = (
     const bracket = yield* parseBracketFilters(shape.filters, bracketPairs)
     const jsonText = yield* single(params, "filter")
     const json = jsonText === undefined ? undefined : yield* parseJsonFilter(shape.filters, jsonText)
-    const conditions = json ? [...bracket, json] : bracket
+    const conditions = [...(scope ? [scope] : []), ...bracket, ...(json ? [json] : [])]
     const filter: FilterNode | undefined = conditions.length === 0
       ? undefined
       : { kind: "group", logic: "and", conditions }

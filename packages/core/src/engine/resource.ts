@@ -53,8 +53,10 @@ export interface Lookup {
   /** Path parameter name, e.g. `code`. */
   readonly parameter: string
   readonly description: string
-  /** Whether the resource's visibility applies when the caller gives no filter of their own. */
+  /** Whether the resource's visibility applies, unless the caller sends one of the `selectors`. */
   readonly scoped: boolean
+  /** Query parameters (declared filter fields, `eq`) the caller may add, e.g. a country for a state code. */
+  readonly selectors?: ReadonlyArray<string>
   /** Canonical form of the value (e.g. upper case codes) before matching. */
   readonly normalize?: (value: string) => string
 }

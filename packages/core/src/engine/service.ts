@@ -39,12 +39,19 @@ const and = (...nodes: ReadonlyArray<FilterNode | undefined>): FilterNode | unde
   return present.length === 0 ? undefined : present.length === 1 ? present[0] : { kind: "group", logic: "and", conditions: present }
 }
 
-/** 400 unless every required filter is given as a plain `field=value`. */
+/** 400 unless every required parameter is given (`field=v` or `field[eq]=v`) with a non-blank value. */
 const requireFilters = (resource: AnyResource, params: QueryParams, extra: ReadonlyArray<string> = []) => {
-  const missing = [...(resource.requiredFilters ?? []), ...extra].filter((name) => !params.some(([key, value]) => key === name && value !== ""))
+  const required = [...new Set([...extra, ...(resource.requiredFilters ?? [])])]
+  const missing = required.filter((name) => !params.some(([key, value]) => (key === name || key === `${name}[eq]`) && value.trim() !== ""))
   return missing.length === 0
     ? Effect.void
-    : Effect.fail(invalid(`${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} required for ${resource.name}`, "MISSING_PARAMETER"))
+    : Effect.fail(
+      invalid(
+        `${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} required for ${resource.name}`,
+        "MISSING_PARAMETER",
+        Object.fromEntries(missing.map((name) => [name, ["is required"]]))
+      )
+    )
 }
 
 const onlyParameters = (params: QueryParams, allowed: ReadonlyArray<string>) => {
@@ -95,10 +102,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, params: QueryParams) {
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           yield* requireFilters(resource, params)
-          const parsed = yield* parseListQuery(listShape(resource), params, secret)
-          // The caller's visibility narrows the filter; it is part of the query a cursor is bound to.
-          const filter = and(resource.visibility?.list ? resource.visibility.filter(principal) : undefined, parsed.filter)
-          const query = filter === parsed.filter ? parsed : { ...parsed, filter }
+          // The caller's visibility narrows the filter, and is part of the query a cursor is bound to.
+          const scope = resource.visibility?.list ? resource.visibility.filter(principal) : undefined
+          const query = yield* parseListQuery(listShape(resource), params, secret, scope)
           const direction = query.position?.direction ?? "next"
           const key = query.position?.key ?? null
           const rows = yield* repo.page(resource, principal.tenantId, query, { direction, key, take: query.limit + 1 })
@@ -162,7 +168,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const declared = resource.lookups?.find((candidate) => candidate.name === name)
           if (!declared) return yield* Effect.fail(notFound(resource))
           const match = yield* makeCondition(resource.filters, declared.field, "eq", declared.normalize ? declared.normalize(value) : value, declared.parameter)
-          // The caller's own selectors (e.g. `?country_iso2=US` on a state code) replace the default scope.
+          // A declared selector (e.g. `?country_iso2=US` on a state code) replaces the default scope.
+          const allowed = declared.selectors ?? []
+          const unknown = params.find(([key]) => !allowed.includes(key))
+          if (unknown) {
+            return yield* Effect.fail(invalid(`Unknown query parameter "${unknown[0]}"${allowed.length ? `; this lookup takes ${allowed.join(", ")}` : ""}`, "INVALID_PARAMETER"))
+          }
           const selectors = yield* parseBracketFilters(resource.filters, params)
           const scope = declared.scoped && selectors.length === 0 ? resource.visibility?.filter(principal) : undefined
           const filter = and(match, scope, ...selectors)!

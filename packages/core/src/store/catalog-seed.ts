@@ -89,13 +89,18 @@ export const seedCatalogs = Effect.gen(function* () {
     const columns = COLUMNS[table]
     const names = Object.keys(columns)
     const definition = names.map((name) => `${name} ${columns[name]}`).join(", ")
-    const updates = names.filter((name) => name !== "id").map((name) => `${name} = EXCLUDED.${name}`).join(", ")
+    const updatable = names.filter((name) => name !== "id")
+    const updates = updatable.map((name) => `${name} = EXCLUDED.${name}`).join(", ")
+    // Rows whose data did not change keep their updated_at.
+    const changed = updatable.map((name) => `${table}.${name}`).join(", ")
+    const incoming = updatable.map((name) => `EXCLUDED.${name}`).join(", ")
     const records = readSnapshot(table).records
     for (let start = 0; start < records.length; start += CHUNK) {
       const chunk = records.slice(start, start + CHUNK).map((record) => Object.fromEntries(names.map((name) => [name, record[name] ?? null])))
       yield* sql`INSERT INTO ${sql.literal(table)} (${sql.literal(names.join(", "))})
         SELECT ${sql.literal(names.join(", "))} FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS x(${sql.literal(definition)})
-        ON CONFLICT (id) DO UPDATE SET ${sql.literal(updates)}, updated_at = now()`
+        ON CONFLICT (id) DO UPDATE SET ${sql.literal(updates)}, updated_at = now()
+        WHERE (${sql.literal(changed)}) IS DISTINCT FROM (${sql.literal(incoming)})`
     }
     counts[table] = records.length
   }

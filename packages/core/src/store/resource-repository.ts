@@ -60,6 +60,10 @@ const compileCondition = (sql: Sql, field: FilterField, column: string, op: Filt
         return sql`${s} < ${dayEnd}`
     }
   }
+  if (field.caseInsensitive && (op.op === "eq" || op.op === "neq")) {
+    const same = sql`lower(${s}::text) = lower(${value}::text)`
+    return op.op === "eq" ? same : sql`NOT coalesce(${same}, false)`
+  }
   const typed = sql`${value}::${sql.literal(sqlTypeOf[field.type])}`
   switch (op.op) {
     case "eq":
