@@ -1,7 +1,8 @@
-import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Authenticator, CurrentPrincipal } from "@erp/core"
-import { Effect, Layer, Redacted } from "effect"
-import { toApiError, Unauthorized } from "./errors.js"
+import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest, OpenApi } from "@effect/platform"
+import { Authenticator, CurrentPrincipal, OAuthConfig } from "@erp/core"
+import { Effect, Layer, Redacted, Schema } from "effect"
+import { BadRequest, toApiError, Unauthorized } from "./errors.js"
+import { publicUrl } from "./public-url.js"
 
 /** `Authorization` carries `Bearer <token>` or the bare token, so it is declared as a header credential. */
 const authorizationHeader = HttpApiSecurity.apiKey({ in: "header", key: "Authorization" }).pipe(
@@ -9,18 +10,23 @@ const authorizationHeader = HttpApiSecurity.apiKey({ in: "header", key: "Authori
 )
 
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("erp/http/Authentication", {
-  failure: Unauthorized,
+  failure: Schema.Union(Unauthorized, BadRequest),
   provides: CurrentPrincipal,
   security: { authorization: authorizationHeader }
 }) {}
 
 export const layerAuthentication = Layer.effect(
   Authentication,
-  Effect.map(Authenticator, (authenticator) =>
+  Effect.map(Effect.all([Authenticator, OAuthConfig]), ([authenticator, config]) =>
     Authentication.of({
       authorization: (credential) =>
-        authenticator.authenticate(Redacted.value(credential)).pipe(
-          Effect.mapError((error) => toApiError(error) as Unauthorized)
-        )
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const tenantId = request.headers["x-tenant-id"]
+          return yield* authenticator.authenticate(Redacted.value(credential), {
+            issuer: publicUrl(config, request),
+            ...(tenantId ? { tenantId } : {})
+          })
+        }).pipe(Effect.mapError((error) => toApiError(error) as Unauthorized | BadRequest))
     }))
 )

@@ -37,7 +37,10 @@ export const runStdio = async (options: { readonly apiKey: string; readonly stor
     const opened = await runtime.runPromiseExit(Effect.void)
     if (Exit.isFailure(opened)) throw asError(opened.cause)
 
-    const authenticate = Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(options.apiKey))
+    // Over stdio only API keys apply, so a tenant question cannot arise; any refusal is the key's.
+    const authenticate = Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(options.apiKey)).pipe(
+      Effect.catchTag("InvalidRequest", (error) => Effect.fail(new Unauthenticated({ message: error.message, code: error.code })))
+    )
     const checked = await runtime.runPromiseExit(authenticate)
     if (Exit.isFailure(checked)) {
       const refused = Option.getOrUndefined(Cause.failureOption(checked.cause))

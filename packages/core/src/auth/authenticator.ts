@@ -1,19 +1,35 @@
 import { Context, Effect, Layer } from "effect"
-import { Unauthenticated } from "../errors.js"
+import { type InvalidRequest, Unauthenticated } from "../errors.js"
+import { OAuth } from "../oauth/service.js"
 import { Tenancy } from "../tenancy/tenancy.js"
 import type { Principal } from "./principal.js"
 import { tokenFromAuthorization } from "./tokens.js"
 
-/** Turns the `Authorization` header of any transport into a principal; each token kind by its prefix. */
+/** What a transport knows about the request beyond the token. */
+export interface RequestContext {
+  /** Public base URL the request reached (the issuer of our JWTs). */
+  readonly issuer?: string
+  /** `X-Tenant-Id`: which tenant a user token acts on when the user belongs to several. */
+  readonly tenantId?: string
+}
+
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
+
+/**
+ * Turns the `Authorization` header of any transport into a principal, each token
+ * kind by its shape: `sk_` API keys, `svc_` OAuth access tokens, JWTs of this
+ * server or of the configured identity provider.
+ */
 export class Authenticator extends Context.Tag("erp/core/Authenticator")<Authenticator, {
-  readonly authenticate: (authorization: string | undefined) => Effect.Effect<Principal, Unauthenticated>
+  readonly authenticate: (authorization: string | undefined, context?: RequestContext) => Effect.Effect<Principal, Unauthenticated | InvalidRequest>
 }>() {
   static readonly layer = Layer.effect(
     Authenticator,
     Effect.gen(function* () {
       const tenancy = yield* Tenancy
+      const oauth = yield* OAuth
       return Authenticator.of({
-        authenticate: (authorization) => {
+        authenticate: (authorization, context = {}) => {
           const token = tokenFromAuthorization(authorization)
           if (!token) {
             return Effect.fail(
@@ -21,6 +37,11 @@ export class Authenticator extends Context.Tag("erp/core/Authenticator")<Authent
             )
           }
           if (token.startsWith("sk_")) return tenancy.authenticateApiKey(token)
+          if (token.startsWith("svc_")) return oauth.accessPrincipal(token)
+          if (JWT.test(token) && context.issuer) {
+            return Effect.flatMap(oauth.verifyJwt(token, { issuer: context.issuer }), ({ userId, scopes }) =>
+              oauth.userPrincipal(userId, context.tenantId, scopes))
+          }
           return Effect.fail(new Unauthenticated({ message: "The token is not a recognised credential", code: "INVALID_CREDENTIALS" }))
         }
       })

@@ -19,14 +19,18 @@ export interface Principal {
   /** A user's role in the tenant; API keys have none and rely on their grants alone. */
   readonly role: Role | undefined
   readonly grants: Grants
+  /** OAuth scopes granted to the token: they narrow what the role allows, never widen it. */
+  readonly scopes?: Grants
 }
 
 export class CurrentPrincipal extends Context.Tag("erp/core/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
 
+const allows = (grants: Grants, resource: string, action: Action) =>
+  Boolean(grants.get(resource)?.has(action) || grants.get("*")?.has(action))
+
 export const can = (principal: Principal, resource: string, action: Action, adminOnly = false): boolean => {
-  if (principal.role === "admin") return true
-  if (adminOnly) return false
-  return Boolean(principal.grants.get(resource)?.has(action) || principal.grants.get("*")?.has(action))
+  const byRole = principal.role === "admin" || (!adminOnly && allows(principal.grants, resource, action))
+  return byRole && (principal.scopes === undefined || allows(principal.scopes, resource, action))
 }
 
 /** 403 when the principal may not do `action` on `resource`. */
@@ -37,6 +41,8 @@ export const authorize = (principal: Principal, resource: string, action: Action
       new Forbidden({
         message: adminOnly && principal.role !== "admin"
           ? `This operation on ${resource} requires the admin role`
+          : principal.scopes && !allows(principal.scopes, resource, action)
+          ? `This token was not granted the ${resource}:${action} scope`
           : `This credential lacks the ${action} permission on ${resource}`,
         code: "PERMISSION_DENIED"
       })

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
 
 const ALPHANUMERIC = "abcdefghijklmnopqrstuvwxyz0123456789"
-const BASE62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+export const BASE62 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 /** Uniform random text over `alphabet` (rejection sampling, no modulo bias). */
 export const randomText = (length: number, alphabet: string): string => {

@@ -9,6 +9,8 @@ import { layerStore, type StoreLocation } from "./database.js"
 import { migrate } from "./migrate.js"
 import { layerResourceRepository, layerTransactions } from "./resource-repository.js"
 import { layerTenancy } from "./tenancy.js"
+import { layerOAuth } from "./oauth.js"
+import { OAuthConfig, type OAuthSettings } from "../oauth/settings.js"
 
 /** Migrations applied, and the catalogs loaded the first time the store is opened. */
 export const layerMigrated = Layer.effectDiscard(
@@ -28,10 +30,20 @@ export const layerCursorSecret = Layer.effect(
 )
 
 /** Every core service over an open, migrated store. */
-export const layerServices = Layer.mergeAll(ResourceEngine.layer, Authenticator.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(layerResourceRepository, layerTransactions, layerCursorSecret, layerCatalogLookup, layerTenancy)),
-  Layer.provideMerge(layerMigrated)
-)
+export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
+  Layer.mergeAll(ResourceEngine.layer, Authenticator.layer).pipe(
+    Layer.provideMerge(layerOAuth),
+    Layer.provideMerge(
+      Layer.mergeAll(layerResourceRepository, layerTransactions, layerCursorSecret, layerCatalogLookup, layerTenancy, OAuthConfig.layer(oauth))
+    ),
+    Layer.provideMerge(layerMigrated)
+  )
+
+export interface CoreOptions {
+  /** OAuth settings beyond those taken from the environment (ERP_PUBLIC_URL, ERP_JWT_*, …). */
+  readonly oauth?: Partial<OAuthSettings>
+}
 
 /** The core over a store location: opens it, migrates it, and provides the services and the `SqlClient`. */
-export const layerCore = (location: StoreLocation) => layerServices.pipe(Layer.provideMerge(layerStore(location)))
+export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
+  layerServices(options.oauth).pipe(Layer.provideMerge(layerStore(location)))

@@ -1,0 +1,38 @@
+import { Either } from "effect"
+import { resourceCodes } from "../auth/permissions.js"
+import type { Grants } from "../auth/principal.js"
+import { ACTIONS, type Action } from "../engine/resource.js"
+import { type OAuthError, oauthError } from "./errors.js"
+
+/**
+ * Scopes map one to one to the granular permissions: `<resource>:<action>`,
+ * e.g. `products:read`, `customers:update`. A token can never do more than the
+ * user's role allows; the scopes narrow it further.
+ */
+export const allScopes = (): ReadonlyArray<string> => resourceCodes().flatMap((code) => ACTIONS.map((action) => `${code}:${action}`))
+
+/** The scopes asked for, or every scope when none is asked (the user's role still bounds the token). */
+export const parseScope = (scope: string | undefined): Either.Either<ReadonlyArray<string>, OAuthError> => {
+  const known = new Set(allScopes())
+  const asked = (scope ?? "").split(" ").filter((item) => item.length > 0)
+  if (asked.length === 0) return Either.right([...known])
+  const unknown = asked.filter((item) => !known.has(item))
+  if (unknown.length > 0) return Either.left(oauthError("invalid_scope", `Unknown scope ${unknown.join(", ")}; scopes look like products:read`))
+  return Either.right([...new Set(asked)].sort())
+}
+
+export const grantsFromScopes = (scopes: ReadonlyArray<string>): Grants => {
+  const grants = new Map<string, Set<Action>>()
+  for (const scope of scopes) {
+    const [resource, action] = scope.split(":")
+    if (!(ACTIONS as ReadonlyArray<string>).includes(action)) continue
+    const actions = grants.get(resource) ?? new Set<Action>()
+    actions.add(action as Action)
+    grants.set(resource, actions)
+  }
+  return grants
+}
+
+/** Human-readable lines for the consent page, grouped by resource. */
+export const describeScopes = (scopes: ReadonlyArray<string>): ReadonlyArray<{ resource: string; actions: ReadonlyArray<string> }> =>
+  [...grantsFromScopes(scopes)].map(([resource, actions]) => ({ resource, actions: ACTIONS.filter((action) => actions.has(action)) }))

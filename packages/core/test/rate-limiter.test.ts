@@ -1,0 +1,167 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Layer, ManagedRuntime, TestClock } from "effect"
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll } from "vitest"
+import { storeKinds, testStore } from "../../../test/support/stores.js"
+import { layerCore } from "../src/index.js"
+import { layerRateLimiterMemory, layerRateLimiterMemoryWith } from "../src/ratelimit/memory.js"
+import { type RateLimit, type RateLimitDecision, RateLimiter, TOKEN_LIMIT } from "../src/ratelimit/rate-limiter.js"
+import { layerRateLimiterSql, makeRateLimiterSql } from "../src/store/rate-limiter.js"
+
+type Limiter = RateLimiter["Type"]
+
+const hitTimes = (limiter: Limiter, key: string, times: number, rule: RateLimit = TOKEN_LIMIT) =>
+  Effect.forEach(Array.from({ length: times }), () => limiter.hit(key, rule))
+
+const allowedCount = (decisions: ReadonlyArray<RateLimitDecision>) => decisions.filter((decision) => decision.allowed).length
+
+const sqlLayer = (kind: (typeof storeKinds)[number]) => layerRateLimiterSql.pipe(Layer.provideMerge(layerCore(testStore(kind))))
+
+/**
+ * Tests that count a whole window wait out the last seconds of the current one
+ * (by the database clock), so the count never straddles a window boundary.
+ */
+const awayFromWindowEdge = (windowSeconds: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [{ left }] = yield* sql<{ left: number }>`SELECT (${windowSeconds}::int - mod(extract(epoch FROM clock_timestamp()), ${windowSeconds}::int))::float8 AS left`
+    if (left < 5) yield* Effect.sleep(`${Math.ceil((left + 0.2) * 1000)} millis`)
+  }).pipe(Effect.orDie)
+
+describe.each(storeKinds)("SQL rate limiter on %s", (kind) => {
+  let runtime: ManagedRuntime.ManagedRuntime<RateLimiter | SqlClient.SqlClient, unknown>
+  const run = <A, E>(effect: Effect.Effect<A, E, RateLimiter | SqlClient.SqlClient>) => runtime.runPromise(effect)
+  /** Runs `use` with the limiter once the clock is safely inside a window. */
+  const withLimiter = <A, E>(use: (limiter: Limiter) => Effect.Effect<A, E, SqlClient.SqlClient>) =>
+    run(Effect.zipRight(awayFromWindowEdge(TOKEN_LIMIT.windowSeconds), Effect.flatMap(RateLimiter, use)))
+
+  beforeAll(async () => {
+    runtime = ManagedRuntime.make(sqlLayer(kind))
+    await runtime.runPromise(Effect.void)
+  })
+  afterAll(() => runtime?.dispose())
+
+  it("allows the 10th hit and refuses the 11th with remaining 0 and a reset within the window", async () => {
+    const decisions = await withLimiter((limiter) => hitTimes(limiter, `test:${randomUUID()}`, 11))
+    expect(decisions.map((decision) => decision.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0])
+    expect(decisions[9]).toMatchObject({ allowed: true, limit: 10, remaining: 0 })
+    expect(decisions[10]).toMatchObject({ allowed: false, limit: 10, remaining: 0 })
+    for (const decision of decisions) {
+      expect(decision.resetSeconds).toBeGreaterThanOrEqual(1)
+      expect(decision.resetSeconds).toBeLessThanOrEqual(60)
+    }
+  })
+
+  it("counts separate keys separately", async () => {
+    const [first, second] = await withLimiter((limiter) =>
+      Effect.all([hitTimes(limiter, `test:${randomUUID()}`, 11), hitTimes(limiter, `test:${randomUUID()}`, 1)]))
+    expect(first[10].allowed).toBe(false)
+    expect(second[0]).toMatchObject({ allowed: true, remaining: 9 })
+  })
+
+  it("shares counters between limiter instances on one database", async () => {
+    const key = `test:${randomUUID()}`
+    const decisions = await withLimiter((first) =>
+      Effect.gen(function* () {
+        // A second instance built on its own, as another host's would be.
+        const second = yield* RateLimiter.pipe(Effect.provide(Layer.fresh(layerRateLimiterSql)))
+        const a = yield* hitTimes(first, key, 5)
+        const b = yield* hitTimes(second, key, 5)
+        return [...a, ...b, yield* first.hit(key, TOKEN_LIMIT), yield* second.hit(key, TOKEN_LIMIT)]
+      }))
+    expect(decisions.map((decision) => decision.allowed)).toEqual([...Array(10).fill(true), false, false])
+    expect(decisions[9].remaining).toBe(0)
+  })
+
+  it.runIf(kind === "postgres")("shares counters with a second host on the same PostgreSQL database", async () => {
+    const other = ManagedRuntime.make(sqlLayer(kind))
+    try {
+      await other.runtime()
+      const key = `test:${randomUUID()}`
+      await withLimiter((limiter) => hitTimes(limiter, key, 7))
+      const fromOther = await other.runPromise(Effect.flatMap(RateLimiter, (limiter) => hitTimes(limiter, key, 4)))
+      expect(fromOther.map((decision) => decision.allowed)).toEqual([true, true, true, false])
+      expect(fromOther[2].remaining).toBe(0)
+      const back = await run(Effect.flatMap(RateLimiter, (limiter) => limiter.hit(key, TOKEN_LIMIT)))
+      expect(back.allowed).toBe(false)
+    } finally {
+      await other.dispose()
+    }
+  })
+
+  it("allows exactly the limit among concurrent hits", async () => {
+    const key = `test:${randomUUID()}`
+    const decisions = await withLimiter((limiter) =>
+      Effect.all(Array.from({ length: 30 }, () => limiter.hit(key, TOKEN_LIMIT)), { concurrency: 20 }))
+    expect(allowedCount(decisions)).toBe(10)
+    expect(decisions.filter((decision) => !decision.allowed).every((decision) => decision.remaining === 0)).toBe(true)
+    // Refused hits are not counted: the row stops at the limit.
+    const rows = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ count: number }>`SELECT count FROM rate_limit_counters WHERE key = ${key}`))
+    expect(rows).toEqual([{ count: 10 }])
+  })
+
+  it("deletes expired counters and keeps live ones", async () => {
+    const expired = `test:${randomUUID()}`
+    const live = `test:${randomUUID()}`
+    const remaining = await run(
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`INSERT INTO rate_limit_counters (key, window_start, count, expires_at)
+          VALUES (${expired}, now() - interval '2 minutes', 3, now() - interval '1 minute')`
+        const limiter = yield* makeRateLimiterSql({ cleanupProbability: 1 })
+        yield* limiter.hit(live, TOKEN_LIMIT)
+        return yield* sql<{ key: string }>`SELECT key FROM rate_limit_counters WHERE key IN (${expired}, ${live})`
+      })
+    )
+    expect(remaining).toEqual([{ key: live }])
+  })
+})
+
+describe("memory rate limiter", () => {
+  const RULE: RateLimit = { limit: 10, windowSeconds: 60 }
+  const withMemory = <A, E>(use: (limiter: Limiter) => Effect.Effect<A, E>, layer = layerRateLimiterMemory) =>
+    Effect.flatMap(RateLimiter, use).pipe(Effect.provide(layer))
+
+  it.effect("refuses the 11th hit and allows again once the window rolls over", () =>
+    withMemory((limiter) =>
+      Effect.gen(function* () {
+        const first = yield* hitTimes(limiter, "client", 11, RULE)
+        expect(first[9]).toMatchObject({ allowed: true, remaining: 0, resetSeconds: 60 })
+        expect(first[10]).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 60 })
+        yield* TestClock.adjust("59 seconds")
+        expect(yield* limiter.hit("client", RULE)).toMatchObject({ allowed: false, resetSeconds: 1 })
+        yield* TestClock.adjust("1 second")
+        expect(yield* limiter.hit("client", RULE)).toMatchObject({ allowed: true, remaining: 9, resetSeconds: 60 })
+      })))
+
+  it.effect("aligns windows to their length, so a hit late in a window resets soon", () =>
+    withMemory((limiter) =>
+      Effect.gen(function* () {
+        yield* TestClock.adjust("50500 millis")
+        expect(yield* limiter.hit("late", RULE)).toMatchObject({ allowed: true, remaining: 9, resetSeconds: 10 })
+        yield* TestClock.adjust("10 seconds")
+        expect(yield* limiter.hit("late", RULE)).toMatchObject({ allowed: true, remaining: 9, resetSeconds: 60 })
+      })))
+
+  it.effect("counts separate keys separately and allows exactly the limit among concurrent hits", () =>
+    withMemory((limiter) =>
+      Effect.gen(function* () {
+        const decisions = yield* Effect.all(Array.from({ length: 30 }, () => limiter.hit("busy", RULE)), { concurrency: 20 })
+        expect(allowedCount(decisions)).toBe(10)
+        expect(yield* limiter.hit("quiet", RULE)).toMatchObject({ allowed: true, remaining: 9 })
+      })))
+
+  it.effect("forgets the oldest key once more keys than the cap are tracked", () =>
+    withMemory((limiter) =>
+      Effect.gen(function* () {
+        const once: RateLimit = { limit: 1, windowSeconds: 60 }
+        expect((yield* limiter.hit("a", once)).allowed).toBe(true)
+        expect((yield* limiter.hit("b", once)).allowed).toBe(true)
+        expect((yield* limiter.hit("b", once)).allowed).toBe(false)
+        expect((yield* limiter.hit("c", once)).allowed).toBe(true)
+        // "a" was the oldest and made room for "c", so it starts over; "c" is still counted.
+        expect((yield* limiter.hit("a", once)).allowed).toBe(true)
+        expect((yield* limiter.hit("c", once)).allowed).toBe(false)
+      }), layerRateLimiterMemoryWith({ maxKeys: 2 })))
+})
