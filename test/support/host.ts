@@ -1,6 +1,6 @@
-import { ALL_PERMISSIONS, layerCore, type PermissionGrant, type StoreLocation, Tenancy } from "@erp/core"
+import { ALL_PERMISSIONS, layerCore, type OAuthSettings, type PermissionGrant, type StoreLocation, Tenancy } from "@erp/core"
 import { HttpServer } from "@effect/platform"
-import { layerNodeServer } from "@erp/http"
+import { layerNodeServer, SignInHook } from "@erp/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 
@@ -11,14 +11,24 @@ export interface TestTenant {
   readonly token: string
 }
 
+export interface TestHostOptions {
+  readonly oauth?: Partial<OAuthSettings>
+  readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
+}
+
+type CoreServices = Layer.Layer.Success<ReturnType<typeof layerCore>>
+
 /** A host started on a random port over `store`, with the core at hand to make tenants and keys. */
-export const startTestHost = async (store: StoreLocation) => {
-  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0 }).pipe(Layer.provideMerge(layerCore(store))))
+export const startTestHost = async (store: StoreLocation, options: TestHostOptions = {}) => {
+  const core = layerCore(store, options.oauth ? { oauth: options.oauth } : {}).pipe(
+    Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
+  )
+  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0 }).pipe(Layer.provideMerge(core)))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   const url = `http://127.0.0.1:${address.port}`
 
-  const run = <A, E>(effect: Effect.Effect<A, E, Tenancy>) => runtime.runPromise(effect)
+  const run = <A, E>(effect: Effect.Effect<A, E, CoreServices>) => runtime.runPromise(effect)
 
   const createKey = (tenantId: string, permissions: ReadonlyArray<PermissionGrant>, options: { expiresAt?: string; name?: string } = {}) =>
     run(Effect.flatMap(Tenancy, (tenancy) =>

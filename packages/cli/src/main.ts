@@ -2,6 +2,7 @@ import { Command } from "commander"
 import { registerExport } from "./commands/export.js"
 import { registerKeys } from "./commands/keys.js"
 import { registerMcp } from "./commands/mcp.js"
+import { registerOAuthClients } from "./commands/oauth-clients.js"
 import { registerServe } from "./commands/serve.js"
 import { registerStore } from "./commands/store.js"
 import { registerTenants } from "./commands/tenants.js"
@@ -22,6 +23,7 @@ export const makeProgram = () => {
   registerTenants(program)
   registerUsers(program)
   registerKeys(program)
+  registerOAuthClients(program)
   registerMcp(program)
   registerExport(program)
   return program

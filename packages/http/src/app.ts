@@ -1,15 +1,17 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { layerCore, resolveStoreLocation, type StoreLocation } from "@erp/core"
+import { layerCore, type OAuthSettings, resolveStoreLocation, type StoreLocation } from "@erp/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 import { Api } from "./api.js"
 import { layerAuthentication } from "./authentication.js"
 import { layerHandlers } from "./handlers.js"
 import { withHostConcerns } from "./middleware.js"
+import { SignInHook } from "./oauth/authorize.js"
+import { layerOAuthRoutes } from "./oauth/routes.js"
 
 /** The API with its handlers and `/openapi.json`; needs the core services. */
-export const layerHttpApi = HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }).pipe(
+export const layerHttpApi = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes).pipe(
   Layer.provideMerge(HttpApiBuilder.api(Api).pipe(Layer.provide(layerHandlers), Layer.provide(layerAuthentication)))
 )
 
@@ -32,9 +34,19 @@ export interface StoreOptions {
   readonly dataDir?: string
   /** A ready store location (overrides the two above). */
   readonly store?: StoreLocation
+  /** OAuth settings beyond the environment's (public URL, dynamic registration, identity provider). */
+  readonly oauth?: Partial<OAuthSettings>
+  /**
+   * Sign users in with your app's own session on the OAuth authorization page:
+   * answer the user's id or email for the request, or nothing to show the sign-in form.
+   */
+  readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
 }
 
-const storeOf = (options: StoreOptions) => options.store ?? resolveStoreLocation(options)
+const layerCoreOf = (options: StoreOptions) =>
+  layerCore(options.store ?? resolveStoreLocation(options), options.oauth ? { oauth: options.oauth } : {}).pipe(
+    Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
+  )
 
 /**
  * A web-standard handler for embedding in any server that speaks `Request`/`Response`
@@ -42,7 +54,7 @@ const storeOf = (options: StoreOptions) => options.store ?? resolveStoreLocation
  * and migrated before the promise resolves; `dispose` closes it.
  */
 export const createFetchHandler = async (options: StoreOptions = {}) => {
-  const core = ManagedRuntime.make(layerCore(storeOf(options)))
+  const core = ManagedRuntime.make(layerCoreOf(options))
   const runtime = await core.runtime()
   const web = HttpApiBuilder.toWebHandler(
     Layer.mergeAll(layerHttpApi, HttpServer.layerContext).pipe(Layer.provide(Layer.succeedContext(runtime.context))),
@@ -64,7 +76,7 @@ export const createFetchHandler = async (options: StoreOptions = {}) => {
  * its URL once it listens; `close` stops it and closes the store.
  */
 export const startServer = async (options: StoreOptions & ListenOptions = {}) => {
-  const runtime = ManagedRuntime.make(layerNodeServer(options).pipe(Layer.provide(layerCore(storeOf(options)))))
+  const runtime = ManagedRuntime.make(layerNodeServer(options).pipe(Layer.provide(layerCoreOf(options))))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   const url = address._tag === "TcpAddress" ? `http://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}` : `unix:${address.path}`
   return { url, close: () => runtime.dispose() }

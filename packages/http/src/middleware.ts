@@ -1,5 +1,7 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { OAuthConfig } from "@erp/core"
+import { Effect, Option } from "effect"
+import { publicUrl } from "./public-url.js"
 import { randomUUID } from "node:crypto"
 import { errorBody } from "./errors.js"
 
@@ -20,14 +22,17 @@ const DEFAULT_MESSAGES: Record<number, string> = {
  * (unknown route, defect): the spec's error body where there is none, the
  * request id, the version, and the challenge on 401.
  */
-const finalize = (requestId: string, path: string) => (response: HttpServerResponse.HttpServerResponse) => {
+const finalize = (requestId: string, path: string, issuer: string) => (response: HttpServerResponse.HttpServerResponse) => {
   let out = response
   if (out.status >= 400 && out.body._tag === "Empty") {
     const message = out.status === 404 ? `No route for ${path}` : DEFAULT_MESSAGES[out.status] ?? "Request failed"
     const code = out.status === 404 ? "ROUTE_NOT_FOUND" : out.status >= 500 ? "INTERNAL_ERROR" : undefined
     out = HttpServerResponse.unsafeJson(errorBody(out.status, message, code), { status: out.status, headers: out.headers })
   }
-  if (out.status === 401 && !out.headers["www-authenticate"]) out = HttpServerResponse.setHeader(out, "www-authenticate", `Bearer realm="erp"`)
+  // RFC 9728: the challenge points clients (MCP ones above all) at the resource metadata.
+  if (out.status === 401 && !out.headers["www-authenticate"]) {
+    out = HttpServerResponse.setHeader(out, "www-authenticate", `Bearer realm="erp", resource_metadata="${issuer}/.well-known/oauth-protected-resource"`)
+  }
   return out.pipe(HttpServerResponse.setHeader("x-request-id", requestId), HttpServerResponse.setHeader("api-version", CURRENT_VERSION))
 }
 
@@ -37,7 +42,9 @@ export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defa
     const request = yield* HttpServerRequest.HttpServerRequest
     const incoming = request.headers["x-request-id"]
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
-    const done = finalize(requestId, `${request.method} ${request.url.split("?")[0]}`)
+    const config = yield* Effect.serviceOption(OAuthConfig)
+    const issuer = Option.isSome(config) ? publicUrl(config.value, request) : `http://${request.headers.host ?? "localhost"}`
+    const done = finalize(requestId, `${request.method} ${request.url.split("?")[0]}`, issuer)
     const version = request.headers["api-version"]
     if (version !== undefined && !(SUPPORTED_VERSIONS as ReadonlyArray<string>).includes(version)) {
       const message = `Invalid api-version "${version}". Accepted versions: ${SUPPORTED_VERSIONS.join(", ")}. Current version: ${CURRENT_VERSION}.`

@@ -20,10 +20,11 @@ export const rateLimitHeaders = (decision: RateLimitDecision): Record<string, st
  * 429 with the spec's error body. `Retry-After` (RFC 9110, in seconds) is the
  * header clients already honour; the spec asks them to respect it and back off.
  */
-export const tooManyRequests = (decision: RateLimitDecision, message = "Too many requests."): HttpServerResponse.HttpServerResponse => {
+export const tooManyRequests = (decision: RateLimitDecision, message = "Too many requests"): HttpServerResponse.HttpServerResponse => {
   const seconds = decision.resetSeconds
+  const lead = message.trim().replace(/(?<![.!?])$/, ".")
   const retry = `Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
-  return HttpServerResponse.unsafeJson(errorBody(429, `${message} ${retry}`, "RATE_LIMITED"), {
+  return HttpServerResponse.unsafeJson(errorBody(429, `${lead} ${retry}`, "RATE_LIMITED"), {
     status: 429,
     headers: { ...rateLimitHeaders(decision), "retry-after": String(seconds) }
   })
@@ -61,7 +62,8 @@ const normalizeAddress = (address: string): string => {
  * The caller's IP for per-IP limits: the socket's peer address. X-Forwarded-For is
  * read only with `trustProxy`, because any client can send it to pick a fresh key
  * per request; behind a proxy the socket peer is the proxy, so set `trustProxy`
- * only when a proxy you run sets the header (its first address is the client).
+ * only when a proxy you run replaces the header with the address it saw (a proxy
+ * that appends to it leaves the caller's own value first).
  */
 export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy = false): string => {
   if (trustProxy) {

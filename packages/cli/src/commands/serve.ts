@@ -26,8 +26,14 @@ export const registerServe = (program: Command) =>
     .description("Start the HTTP host (migrates the store and loads catalogs first)")
     .option("--port <port>", "Port to listen on", (value) => Number.parseInt(value, 10), Number(process.env.PORT ?? 3000))
     .option("--host <host>", "Address to bind", process.env.HOST ?? "127.0.0.1")
-    .action((options: { port: number; host: string }, command: Command) => {
+    .option("--public-url <url>", "Public base URL, the OAuth issuer (default ERP_PUBLIC_URL, else each request's Host)")
+    .option("--no-dynamic-registration", "Refuse OAuth dynamic client registration (RFC 7591)")
+    .action((options: { port: number; host: string; publicUrl?: string; dynamicRegistration: boolean }, command: Command) => {
       const store = storeFrom(command.optsWithGlobals<StoreFlags>())
+      const oauth = {
+        ...(options.publicUrl ? { publicUrl: options.publicUrl.replace(/\/+$/, "") } : {}),
+        ...(options.dynamicRegistration === false ? { dynamicRegistration: false } : {})
+      }
       const program = Effect.gen(function* () {
         const server = yield* HttpServer.HttpServer
         const address = server.address
@@ -39,7 +45,7 @@ export const registerServe = (program: Command) =>
         })
         return yield* Effect.never
       }).pipe(
-        Effect.provide(layerNodeServer({ port: options.port, host: options.host }).pipe(Layer.provideMerge(layerCore(store)))),
+        Effect.provide(layerNodeServer({ port: options.port, host: options.host }).pipe(Layer.provideMerge(layerCore(store, { oauth })))),
         Effect.catchAllDefect((defect) =>
           Effect.sync(() => {
             process.stderr.write(`${defect instanceof DataDirLocked || defect instanceof Error ? defect.message : String(defect)}\n`)

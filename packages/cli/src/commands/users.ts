@@ -1,7 +1,13 @@
-import { parsePermissionSpecs, Tenancy } from "@erp/core"
+import { OAuth, parsePermissionSpecs, Tenancy } from "@erp/core"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
-import { printJson, runWithCore, type StoreFlags } from "../runtime.js"
+import { CliFailure, printJson, runWithCore, type StoreFlags } from "../runtime.js"
+
+const readStdin = async () => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk))
+  return Buffer.concat(chunks).toString("utf8")
+}
 
 const collect = (value: string, previous: Array<string> = []) => [...previous, value]
 
@@ -17,6 +23,19 @@ export const registerUsers = (program: Command) => {
       const user = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.createUser(options)))
       if (options.json) printJson(user)
       else process.stdout.write(`Created user ${user.email}\nid: ${user.id}\n`)
+    })
+
+  users
+    .command("set-password")
+    .description("Set a user's password for the OAuth sign-in page (at least 10 characters)")
+    .requiredOption("--user <id-or-email>", "User id or email")
+    .option("--password <password>", "The new password (prefer --password-stdin: arguments are visible to other processes)")
+    .option("--password-stdin", "Read the password from standard input")
+    .action(async (options: { user: string; password?: string; passwordStdin?: boolean }, command: Command) => {
+      const password = options.passwordStdin ? (await readStdin()).replace(/\r?\n$/, "") : options.password
+      if (!password) throw new CliFailure("Give --password-stdin (or --password)")
+      const user = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(OAuth, (oauth) => oauth.setPassword(options.user, password)))
+      process.stdout.write(`Password set for ${user.email}; their sign-in sessions were ended\n`)
     })
 
   const members = program.command("members").description("Manage tenant memberships")

@@ -1,5 +1,17 @@
 import { Clock, Effect, Layer } from "effect"
+import { createHash } from "node:crypto"
 import { type RateLimit, type RateLimitDecision, RateLimiter } from "./rate-limiter.js"
+
+const MAX_KEY_LENGTH = 200
+
+/**
+ * Keys often carry caller input (a `client_id` from a request body). A long one
+ * is replaced by its hash, so it can neither bloat memory nor exceed an index
+ * row's size (a database error would fail the request instead of limiting it).
+ * Shared by the memory and SQL limiters.
+ */
+export const boundedKey = (key: string): string =>
+  key.length <= MAX_KEY_LENGTH ? key : `sha256:${createHash("sha256").update(key).digest("hex")}`
 
 export interface MemoryRateLimiterOptions {
   /** Most keys tracked at once; past it the oldest window is forgotten. */
@@ -46,7 +58,8 @@ export const makeRateLimiterMemory = (options: MemoryRateLimiterOptions = {}) =>
     }
 
     // Synchronous from reading the map to writing it, so concurrent fibers cannot interleave a hit.
-    const count = (key: string, rule: RateLimit, now: number): RateLimitDecision => {
+    const count = (rawKey: string, rule: RateLimit, now: number): RateLimitDecision => {
+      const key = boundedKey(rawKey)
       dropExpired(now)
       const windowMs = rule.windowSeconds * 1000
       const windowStart = Math.floor(now / windowMs) * windowMs

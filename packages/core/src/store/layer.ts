@@ -10,6 +10,7 @@ import { migrate } from "./migrate.js"
 import { layerResourceRepository, layerTransactions } from "./resource-repository.js"
 import { layerTenancy } from "./tenancy.js"
 import { layerOAuth } from "./oauth.js"
+import { layerRateLimiterSql } from "./rate-limiter.js"
 import { OAuthConfig, type OAuthSettings } from "../oauth/settings.js"
 
 /** Migrations applied, and the catalogs loaded the first time the store is opened. */
@@ -34,7 +35,15 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
   Layer.mergeAll(ResourceEngine.layer, Authenticator.layer).pipe(
     Layer.provideMerge(layerOAuth),
     Layer.provideMerge(
-      Layer.mergeAll(layerResourceRepository, layerTransactions, layerCursorSecret, layerCatalogLookup, layerTenancy, OAuthConfig.layer(oauth))
+      Layer.mergeAll(
+        layerResourceRepository,
+        layerTransactions,
+        layerCursorSecret,
+        layerCatalogLookup,
+        layerTenancy,
+        layerRateLimiterSql,
+        OAuthConfig.layer(oauth)
+      )
     ),
     Layer.provideMerge(layerMigrated)
   )

@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, Random } from "effect"
+import { boundedKey } from "../ratelimit/memory.js"
 import { type RateLimit, type RateLimitDecision, RateLimiter } from "../ratelimit/rate-limiter.js"
 
 export interface SqlRateLimiterOptions {
@@ -29,6 +30,9 @@ interface HitRow {
  * the upsert serialises concurrent hits on the row, so exactly `limit` pass.
  * The counter stops at `limit` (the `WHERE` of the update): refused hits write
  * nothing, so a flood neither churns the row nor overflows the integer.
+ *
+ * Call `hit` outside transactions: inside one, `now()` is the transaction's start
+ * and the counter row stays locked, holding up that key's hits, until it ends.
  */
 export const makeRateLimiterSql = (options: SqlRateLimiterOptions = {}) =>
   Effect.gen(function* () {
@@ -40,7 +44,7 @@ export const makeRateLimiterSql = (options: SqlRateLimiterOptions = {}) =>
           SELECT to_timestamp(floor(extract(epoch FROM now()) / ${rule.windowSeconds}::int) * ${rule.windowSeconds}::int) AS start
         ), hit AS (
           INSERT INTO rate_limit_counters AS c (key, window_start, count, expires_at)
-          SELECT ${key}, w.start, 1, w.start + make_interval(secs => ${rule.windowSeconds}::int) FROM w
+          SELECT ${boundedKey(key)}, w.start, 1, w.start + make_interval(secs => ${rule.windowSeconds}::int) FROM w
           ON CONFLICT (key, window_start) DO UPDATE SET count = c.count + 1 WHERE c.count < ${rule.limit}::int
           RETURNING c.count
         )

@@ -1,0 +1,226 @@
+import { type Cookies, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  AUTHORIZE_LIMIT,
+  BASE62,
+  type OAuthClient,
+  OAuth,
+  OAuthConfig,
+  parseScope,
+  randomText,
+  RateLimiter,
+  Tenancy
+} from "@erp/core"
+import { Context, Effect, Either, Option } from "effect"
+import { timingSafeEqual } from "node:crypto"
+import { readForm } from "./form.js"
+import { PAGE_HEADERS } from "./html.js"
+import { AUTHORIZE_PARAMS, type AuthorizeParams, consentPage, errorPage, signInPage } from "./pages.js"
+import { clientAddress, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
+import { publicUrl } from "../public-url.js"
+
+/**
+ * Lets an embedding app sign its users in with its own session: given the
+ * request, it answers the user's id or email, or nothing to show our sign-in page.
+ */
+export class SignInHook extends Context.Tag("erp/http/SignInHook")<
+  SignInHook,
+  (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
+>() {}
+
+const SESSION_COOKIE = "erp_session"
+const CSRF_COOKIE = "erp_csrf"
+
+const html = (body: string, status = 200, extra: Record<string, string> = {}) =>
+  HttpServerResponse.html(body).pipe(
+    HttpServerResponse.setStatus(status),
+    HttpServerResponse.setHeaders({ ...PAGE_HEADERS, ...extra })
+  )
+
+const sameText = (left: string, right: string) => {
+  const a = Buffer.from(left)
+  const b = Buffer.from(right)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** Where the user agent is sent back with an error, once the redirect URI is known to be the client's (RFC 6749 4.1.2.1). */
+const redirectWith = (redirectUri: string, values: Readonly<Record<string, string | undefined>>) => {
+  const url = new URL(redirectUri)
+  for (const [name, value] of Object.entries(values)) if (value !== undefined) url.searchParams.set(name, value)
+  return HttpServerResponse.empty({ status: 303, headers: { location: url.toString(), "cache-control": "no-store" } })
+}
+
+interface Validated {
+  readonly client: OAuthClient
+  readonly redirectUri: string
+  readonly scopes: ReadonlyArray<string>
+  readonly params: AuthorizeParams
+}
+
+const paramsFrom = (source: Readonly<Record<string, string | undefined>>): AuthorizeParams =>
+  Object.fromEntries(AUTHORIZE_PARAMS.filter((name) => source[name] !== undefined).map((name) => [name, source[name]]))
+
+const cookieOptions = (secure: boolean, maxAgeSeconds: number) =>
+  ({ httpOnly: true, sameSite: "lax", path: "/oauth", secure, maxAge: `${maxAgeSeconds} seconds` }) as const
+
+/** GET and POST /oauth/authorize: sign-in, tenant choice and consent, then a code (RFC 6749 4.1, RFC 7636). */
+export const makeAuthorize = Effect.gen(function* () {
+  const oauth = yield* OAuth
+  const tenancy = yield* Tenancy
+  const limiter = yield* RateLimiter
+  const config = yield* OAuthConfig
+  const hook = yield* Effect.serviceOption(SignInHook)
+
+  /** Errors before the redirect URI is trusted are shown on the page, never redirected. */
+  const validate = (params: AuthorizeParams): Effect.Effect<Validated, HttpServerResponse.HttpServerResponse> =>
+    Effect.gen(function* () {
+      if (!params.client_id) return yield* Effect.fail(html(errorPage("Invalid request", "client_id is missing."), 400))
+      const found = yield* oauth.findClient(params.client_id)
+      if (Option.isNone(found) || found.value.revoked_at !== null) {
+        return yield* Effect.fail(html(errorPage("Unknown application", "This client_id is not registered."), 400))
+      }
+      const client = found.value
+      const redirectUri = params.redirect_uri ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined)
+      if (!redirectUri || !client.redirect_uris.includes(redirectUri)) {
+        return yield* Effect.fail(html(errorPage("Invalid redirect", "redirect_uri does not match one registered for this application."), 400))
+      }
+      const back = (error: string, description: string) =>
+        Effect.fail(redirectWith(redirectUri, { error, error_description: description, state: params.state }))
+      if (params.response_type !== "code") return yield* back("unsupported_response_type", "response_type must be code")
+      if (!params.code_challenge) return yield* back("invalid_request", "code_challenge is required (PKCE, S256)")
+      if (params.code_challenge_method !== "S256") return yield* back("invalid_request", "code_challenge_method must be S256")
+      if (!/^[A-Za-z0-9_-]{43}$/.test(params.code_challenge)) return yield* back("invalid_request", "code_challenge must be a base64url SHA-256 (43 characters)")
+      if (params.resource !== undefined) {
+        try {
+          if (new URL(params.resource).hash) return yield* back("invalid_target", "resource must not contain a fragment")
+        } catch {
+          return yield* back("invalid_target", "resource must be an absolute URI")
+        }
+      }
+      const scopes = parseScope(params.scope)
+      if (Either.isLeft(scopes)) return yield* back(scopes.left.error, scopes.left.description)
+      return { client, redirectUri, scopes: scopes.right, params }
+    })
+
+  /** The signed-in user: the embedding app's session first, then ours. */
+  const currentUser = (request: HttpServerRequest.HttpServerRequest, cookies: Cookies.Cookies | Record<string, string>) =>
+    Effect.gen(function* () {
+      if (Option.isSome(hook)) {
+        const reference = yield* Effect.promise(() => hook.value({ headers: request.headers, url: request.url }))
+        if (reference) {
+          const user = yield* tenancy.getUser(reference).pipe(Effect.option)
+          if (Option.isSome(user)) return Option.some({ user: user.value, csrf: undefined as string | undefined, external: true })
+        }
+      }
+      const token = (cookies as Record<string, string>)[SESSION_COOKIE]
+      if (!token) return Option.none()
+      const session = yield* oauth.findSession(token)
+      if (Option.isNone(session)) return Option.none()
+      const user = yield* tenancy.getUser(session.value.userId).pipe(Effect.option)
+      return Option.map(user, (found) => ({ user: found, csrf: session.value.csrf as string | undefined, external: false }))
+    })
+
+  const secureCookies = (request: HttpServerRequest.HttpServerRequest) => publicUrl(config, request).startsWith("https:")
+
+  const showSignIn = (request: HttpServerRequest.HttpServerRequest, validated: Validated, extra: { email?: string; error?: string; status?: number } = {}) => {
+    const csrf = randomText(32, BASE62)
+    return html(signInPage({ clientName: validated.client.name, params: validated.params, csrf, ...extra }), extra.status ?? 200).pipe(
+      HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, csrf, cookieOptions(secureCookies(request), 3600))
+    )
+  }
+
+  const showConsent = (validated: Validated, user: { email: string; id: string }, csrf: string) =>
+    Effect.gen(function* () {
+      const tenants = yield* oauth.memberships(user.id)
+      if (tenants.length === 0) {
+        return redirectWith(validated.redirectUri, { error: "access_denied", error_description: "The user belongs to no company", state: validated.params.state })
+      }
+      return html(consentPage({ clientName: validated.client.name, userEmail: user.email, params: validated.params, scopes: validated.scopes, tenants, csrf }))
+    })
+
+  /** Per IP, before anything else: the spec's 20 requests a minute. */
+  const limited = (request: HttpServerRequest.HttpServerRequest, respond: Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
+    Effect.gen(function* () {
+      const decision = yield* limiter.hit(`authorize:${clientAddress(request)}`, AUTHORIZE_LIMIT)
+      if (!decision.allowed) return tooManyRequests(decision, "Too many authorization requests from this address")
+      const response = yield* respond
+      return HttpServerResponse.setHeaders(response, rateLimitHeaders(decision))
+    })
+
+  const get = Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const query = Object.fromEntries(new URL(request.url, "http://local").searchParams)
+    return yield* limited(
+      request,
+      Effect.gen(function* () {
+        const validated = yield* validate(paramsFrom(query))
+        const signedIn = yield* currentUser(request, request.cookies)
+        if (Option.isNone(signedIn)) return showSignIn(request, validated)
+        let csrf = signedIn.value.csrf
+        let response: HttpServerResponse.HttpServerResponse | undefined
+        if (csrf === undefined) {
+          // Signed in by the embedding app: our session only carries the consent form's CSRF token.
+          const session = yield* oauth.createSession(signedIn.value.user.id)
+          csrf = session.csrf
+          response = (yield* showConsent(validated, signedIn.value.user, csrf)).pipe(
+            HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, session.token, cookieOptions(secureCookies(request), session.maxAgeSeconds))
+          )
+        }
+        return response ?? (yield* showConsent(validated, signedIn.value.user, csrf))
+      }).pipe(Effect.merge)
+    )
+  })
+
+  const post = Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    return yield* limited(
+      request,
+      Effect.gen(function* () {
+        const form = yield* readForm(request).pipe(Effect.mapError(() => html(errorPage("Invalid request", "The form could not be read."), 400)))
+        const validated = yield* validate(paramsFrom(form))
+        if (form.action === "sign_in") {
+          const expected = request.cookies[CSRF_COOKIE]
+          if (!expected || !form.csrf || !sameText(expected, form.csrf)) {
+            return showSignIn(request, validated, { error: "Your sign-in form expired; please try again.", status: 403 })
+          }
+          const user = yield* oauth.signIn(form.email ?? "", form.password ?? "")
+          if (Option.isNone(user)) {
+            return showSignIn(request, validated, { email: form.email ?? "", error: "Email or password is not right.", status: 401 })
+          }
+          const session = yield* oauth.createSession(user.value.id)
+          const again = new URL("/oauth/authorize", "http://local")
+          for (const [name, value] of Object.entries(validated.params)) if (value !== undefined) again.searchParams.set(name, value)
+          return HttpServerResponse.empty({ status: 303, headers: { location: `${again.pathname}${again.search}`, "cache-control": "no-store" } }).pipe(
+            HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, session.token, cookieOptions(secureCookies(request), session.maxAgeSeconds)),
+            HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, "", { ...cookieOptions(secureCookies(request), 0), expires: new Date(0) })
+          )
+        }
+        if (form.action !== "consent") return html(errorPage("Invalid request", "Unknown form action."), 400)
+        const token = request.cookies[SESSION_COOKIE]
+        const session = token ? yield* oauth.findSession(token) : Option.none()
+        if (Option.isNone(session)) return showSignIn(request, validated, { error: "Your session ended; please sign in again." })
+        if (!form.csrf || !sameText(session.value.csrf, form.csrf)) {
+          return html(errorPage("Request refused", "The consent form did not come from this page (CSRF check failed)."), 403)
+        }
+        if (form.decision !== "allow") {
+          return redirectWith(validated.redirectUri, { error: "access_denied", error_description: "The user denied access", state: validated.params.state })
+        }
+        const tenants = yield* oauth.memberships(session.value.userId)
+        const tenant = tenants.find((item) => item.tenant_id === form.tenant_id)
+        if (!tenant) return html(errorPage("Invalid company", "Choose one of your companies."), 400)
+        const code = yield* oauth.issueCode({
+          client: validated.client,
+          userId: session.value.userId,
+          tenantId: tenant.tenant_id,
+          redirectUri: validated.redirectUri,
+          scopes: validated.scopes,
+          codeChallenge: validated.params.code_challenge!,
+          resource: validated.params.resource
+        })
+        // RFC 9207: the issuer rides along, so a client talking to several servers cannot be mixed up.
+        return redirectWith(validated.redirectUri, { code, state: validated.params.state, iss: publicUrl(config, request) })
+      }).pipe(Effect.merge)
+    )
+  })
+
+  return { get, post }
+})

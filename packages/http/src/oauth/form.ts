@@ -1,0 +1,45 @@
+import type { HttpServerRequest } from "@effect/platform"
+import { Effect } from "effect"
+import { MAX_BODY_BYTES } from "../body.js"
+
+export class FormError {
+  readonly _tag = "FormError"
+  constructor(readonly message: string) {}
+}
+
+/**
+ * An `application/x-www-form-urlencoded` body (RFC 6749 sends every OAuth request
+ * so). A parameter sent twice is refused, as RFC 6749 section 3.1 asks.
+ */
+export const readForm = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function* () {
+    const type = request.headers["content-type"] ?? ""
+    if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
+      return yield* Effect.fail(new FormError("The body must be application/x-www-form-urlencoded"))
+    }
+    if (Number(request.headers["content-length"] ?? "0") > MAX_BODY_BYTES) return yield* Effect.fail(new FormError("The body is too large"))
+    const text = yield* request.text.pipe(Effect.mapError(() => new FormError("The body could not be read")))
+    const form: Record<string, string> = {}
+    for (const [name, value] of new URLSearchParams(text)) {
+      if (name in form) return yield* Effect.fail(new FormError(`${name} is sent more than once`))
+      form[name] = value
+    }
+    return form as Readonly<Record<string, string | undefined>>
+  })
+
+/** RFC 6749 2.3.1: HTTP Basic with the form-urlencoded client id and secret. */
+export const basicCredentials = (authorization: string | undefined): { clientId: string; secret: string } | undefined => {
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(authorization?.trim() ?? "")
+  if (!match) return undefined
+  const decoded = Buffer.from(match[1], "base64").toString("utf8")
+  const colon = decoded.indexOf(":")
+  if (colon < 0) return undefined
+  try {
+    return {
+      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")),
+      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " "))
+    }
+  } catch {
+    return undefined
+  }
+}
