@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer, ManagedRuntime, TestClock } from "effect"
-import { randomUUID } from "node:crypto"
+import { randomBytes, randomUUID } from "node:crypto"
 import { afterAll, beforeAll } from "vitest"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 import { layerCore } from "../src/index.js"
@@ -99,6 +99,13 @@ describe.each(storeKinds)("SQL rate limiter on %s", (kind) => {
     // Refused hits are not counted: the row stops at the limit.
     const rows = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ count: number }>`SELECT count FROM rate_limit_counters WHERE key = ${key}`))
     expect(rows).toEqual([{ count: 10 }])
+  })
+
+  it("counts keys too long for an index row (caller input) by their hash", async () => {
+    const prefix = randomBytes(16_000).toString("hex")
+    const decisions = await withLimiter((limiter) =>
+      Effect.all([limiter.hit(`${prefix}a`, TOKEN_LIMIT), limiter.hit(`${prefix}a`, TOKEN_LIMIT), limiter.hit(`${prefix}b`, TOKEN_LIMIT)]))
+    expect(decisions.map((decision) => decision.remaining)).toEqual([9, 8, 9])
   })
 
   it("deletes expired counters and keeps live ones", async () => {

@@ -1,4 +1,4 @@
-import type { Principal, ResourceEngine, Tenancy, Unauthenticated } from "@erp/core"
+import type { InvalidRequest, Principal, ResourceEngine, Tenancy, Unauthenticated } from "@erp/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   type CallToolResult,
@@ -36,7 +36,7 @@ export const toolError = (body: ErrorBody): CallToolResult => ({
  * Runs one tool call to a result, whatever happens: refusals become the spec's
  * error body, defects a logged 500. Only interruption (the client cancelled) escapes.
  */
-export const callTool = <R>(tool: ToolDefinition, principal: Effect.Effect<Principal, Unauthenticated, R>, args: ToolArguments) =>
+export const callTool = <R>(tool: ToolDefinition, principal: Effect.Effect<Principal, Unauthenticated | InvalidRequest, R>, args: ToolArguments) =>
   Effect.flatMap(principal, (caller) => tool.run(caller, args)).pipe(
     Effect.map(toolResult),
     Effect.catchAllCause((cause) =>
@@ -55,7 +55,7 @@ export interface McpServerOptions<R> {
    * Resolves the caller on every call, not once per session, so a key revoked
    * or expired mid-session stops working at once (401).
    */
-  readonly principal: Effect.Effect<Principal, Unauthenticated, R>
+  readonly principal: Effect.Effect<Principal, Unauthenticated | InvalidRequest, R>
   readonly runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Tenancy, unknown>
   /** Defaults to every tool derived from the resource registry. */
   readonly tools?: ReadonlyArray<ToolDefinition>
