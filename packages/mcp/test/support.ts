@@ -1,4 +1,4 @@
-import { Authenticator, type Principal, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
+import { Authenticator, type InvalidRequest, type Principal, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
 import { makeMcpServer } from "@erp/mcp"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
@@ -16,7 +16,7 @@ export interface ToolCall {
 /** An SDK client talking to a fresh server in memory, as an agent host would over a real transport. */
 export const connectClient = async <R>(
   runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Tenancy, unknown>,
-  principal: Effect.Effect<Principal, Unauthenticated, R>
+  principal: Effect.Effect<Principal, Unauthenticated | InvalidRequest, R>
 ) => {
   const server = makeMcpServer({ principal, runtime })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
