@@ -1,69 +1,18 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { type CatalogTable, CATALOG_FILES, layerCore, layerStore, readSnapshot, type StoreLocation } from "@erp/core"
 import { Effect, ManagedRuntime } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { erp, json, serve, stop } from "../../../test/support/cli.js"
 import { storeKinds, testDataDir } from "../../../test/support/stores.js"
-
-const BIN = path.resolve("packages/cli/bin/erp.js")
 
 const ITAU = "3fe12489-cf24-5c1f-8431-20e79d761713"
 const KGM = "760d4b29-73a0-55f0-a2bc-6060d0f4edf5"
 const SAO_PAULO_CITY = 3550308
 const BRAZIL = 76
-
 const TABLES = Object.keys(CATALOG_FILES) as Array<CatalogTable>
 const SNAPSHOT_COUNTS = Object.fromEntries(TABLES.map((table) => [table, readSnapshot(table).records.length]))
-
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const erp = (args: ReadonlyArray<string>): Promise<Result> =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: "" } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
-
-const json = (result: Result) => {
-  expect(result.code, result.stderr).toBe(0)
-  return JSON.parse(result.stdout)
-}
-
-/** Starts `erp serve` and resolves once it prints its address (and, on a store without tenants, the demo key). */
-const serve = (args: ReadonlyArray<string>) =>
-  new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, "serve", "--port", "0"], { env: { ...process.env, DATABASE_URL: "" } })
-    let output = ""
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(output)
-      if (match) {
-        clearTimeout(timer)
-        setTimeout(() => resolve({ child, url: match[1], output: () => output }), 300)
-      }
-    }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", onData)
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${output}`)))
-  })
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve()
-    child.once("exit", () => resolve())
-    child.kill("SIGTERM")
-  })
 
 interface CatalogState {
   readonly counts: Record<string, number>

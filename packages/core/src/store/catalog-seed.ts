@@ -1,80 +1,17 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
+import { catalogResources } from "../catalogs/resources.js"
 import { type CatalogTable, readSnapshot, snapshotsFingerprint } from "../catalogs/snapshots.js"
-
-/** Column name to SQL type for each catalog table, in snapshot field names. */
-const COLUMNS: Record<CatalogTable, Record<string, string>> = {
-  countries: {
-    id: "integer",
-    iso2: "text",
-    iso3: "text",
-    numeric_code: "text",
-    name_en: "text",
-    name_pt: "text",
-    name_es: "text",
-    currency: "text",
-    region: "text",
-    phone_code: "text"
-  },
-  states: {
-    id: "integer",
-    country_id: "integer",
-    country_code: "text",
-    state_code: "text",
-    name: "text",
-    type: "text",
-    ibge_code: "text",
-    fips_code: "text"
-  },
-  cities: {
-    id: "integer",
-    country_id: "integer",
-    state_id: "integer",
-    country_code: "text",
-    state_code: "text",
-    name: "text",
-    ibge_code: "text",
-    geonames_id: "integer",
-    population: "integer"
-  },
-  units_of_measurement: {
-    id: "uuid",
-    code: "text",
-    symbol: "text",
-    fiscal_codes: "jsonb",
-    country_codes: "jsonb",
-    titles: "jsonb",
-    descriptions: "jsonb",
-    is_blocked: "boolean",
-    display_order: "integer"
-  },
-  banks: {
-    id: "uuid",
-    code: "text",
-    ispb: "text",
-    name: "text",
-    official_name: "text",
-    swift_code: "text",
-    country_code: "text",
-    logo_url: "text",
-    aliases: "jsonb",
-    is_active: "boolean",
-    display_order: "integer"
-  },
-  payment_methods: {
-    id: "uuid",
-    code: "text",
-    country_codes: "jsonb",
-    titles: "jsonb",
-    descriptions: "jsonb",
-    untdid_4461_code: "text",
-    is_active: "boolean",
-    display_order: "integer"
-  }
-}
 
 /** Parents before children, so foreign keys hold at every step. */
 const ORDER: ReadonlyArray<CatalogTable> = ["countries", "states", "cities", "units_of_measurement", "banks", "payment_methods"]
+
+/** Column name to SQL type for a catalog table, from its resource declaration (snapshot fields are named alike). */
+const columnsOf = (table: CatalogTable): Record<string, string> => {
+  const resource = catalogResources.find((candidate) => candidate.table === table)
+  if (!resource) throw new Error(`No catalog resource declares the table ${table}`)
+  return { id: resource.idType === "integer" ? "integer" : "uuid", ...resource.columns }
+}
 
 const CHUNK = 2000
 
@@ -86,7 +23,7 @@ export const seedCatalogs = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const counts: Record<string, number> = {}
   for (const table of ORDER) {
-    const columns = COLUMNS[table]
+    const columns = columnsOf(table)
     const names = Object.keys(columns)
     const definition = names.map((name) => `${name} ${columns[name]}`).join(", ")
     const updatable = names.filter((name) => name !== "id")
