@@ -13,7 +13,7 @@ import { grantsFromScopes, parseScope } from "../oauth/scopes.js"
 import { type CodeRequest, OAuth, type OAuthClient, type TenantMembership, type TokenSet } from "../oauth/service.js"
 import { mcpResource, OAuthConfig, sameResource } from "../oauth/settings.js"
 import { Tenancy } from "../tenancy/tenancy.js"
-import { makeSigningKeys, SIGNING_ALGORITHM } from "./signing-keys.js"
+import { makeSigningKeys, SIGNING_ALGORITHM, type SigningKey } from "./signing-keys.js"
 
 /** Token prefixes of the spec: they say what a token is before any lookup. */
 export const TOKEN_PREFIX = { code: "svcac_", access: "svc_", refresh: "svcrf_", session: "svcss_" } as const
@@ -88,6 +88,8 @@ export const layerOAuth = Layer.effect(
     const config = yield* OAuthConfig
     const tenancy = yield* Tenancy
     const signingKeys = yield* makeSigningKeys
+    // Made (or loaded) while the host starts, so the first token request does not wait for it.
+    yield* signingKeys.current
     const externalJwks = config.externalIdp ? createRemoteJWKSet(new URL(config.externalIdp.jwksUrl)) : undefined
     const { lifetimes } = config
 
@@ -128,9 +130,8 @@ export const layerOAuth = Layer.effect(
         } satisfies Principal
       })
 
-    const signJwt = (userId: string, audience: string, issuer: string, jti: string) =>
+    const signJwt = (key: SigningKey, userId: string, audience: string, issuer: string, jti: string) =>
       Effect.gen(function* () {
-        const key = yield* signingKeys.current
         return yield* Effect.promise(() =>
           new SignJWT({})
             .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: key.kid, typ: "at+jwt" })
@@ -153,11 +154,11 @@ export const layerOAuth = Layer.effect(
       readonly resource: string | null
       readonly codeHash: string | null
       readonly familyId: string
-    }, issuer: string) =>
+    }, issuer: string, key: SigningKey) =>
       Effect.gen(function* () {
         const asJwt = sameResource(grant.resource, mcpResource(issuer))
         const jti = randomUUID()
-        const access = asJwt ? yield* signJwt(grant.userId, grant.resource!, issuer, jti) : newToken(TOKEN_PREFIX.access)
+        const access = asJwt ? yield* signJwt(key, grant.userId, grant.resource!, issuer, jti) : newToken(TOKEN_PREFIX.access)
         const refresh = newToken(TOKEN_PREFIX.refresh)
         const insert = (hash: string, kind: TokenRow["kind"], seconds: number) =>
           sql`INSERT INTO oauth_tokens (token_hash, kind, client_id, user_id, tenant_id, scope, resource, code_hash, family_id, expires_at)
@@ -196,9 +197,10 @@ export const layerOAuth = Layer.effect(
         ).pipe(Effect.mapError(() => unauthenticated("The access token is not valid (signature, issuer, audience or expiry)")))
         const { sub, jti } = verified.payload
         if (!sub || !jti) return yield* Effect.fail(unauthenticated("The access token lacks sub or jti"))
+        // The JWT names only the user; its grant (scopes, revocation) is kept server-side under its jti.
         const row = yield* tokenRow(hashSecret(jti))
         if (Option.isNone(row) || row.value.revoked_at !== null) return yield* Effect.fail(unauthenticated("The access token was revoked"))
-        return { userId: sub, scopes: undefined }
+        return { userId: sub, scopes: row.value.scope.split(" ") as ReadonlyArray<string> | undefined }
       })
 
     const verifyExternal = (token: string, payload: JWTPayload) =>
@@ -325,66 +327,84 @@ export const layerOAuth = Layer.effect(
         }),
 
       exchangeCode: ({ client, code, redirectUri, codeVerifier, resource }, { issuer }) =>
-        transaction(
-          Effect.gen(function* () {
-            const codeHash = hashSecret(code)
-            const rows = yield* sql<CodeRow>`SELECT code_hash, client_id, user_id, tenant_id, redirect_uri, scope, code_challenge, resource,
-                expires_at <= now() AS expired, used_at FROM oauth_authorization_codes WHERE code_hash = ${codeHash} FOR UPDATE`.pipe(Effect.orDie)
-            const row = rows[0]
-            if (!row || row.client_id !== client.client_id) return yield* Effect.fail(oauthError("invalid_grant", "The authorization code is not valid"))
-            if (row.used_at !== null) {
-              // RFC 6749 10.5: a code used twice was probably stolen; what it issued goes too.
-              yield* revokeWhere(sql`code_hash = ${codeHash}`)
-              return yield* Effect.fail(oauthError("invalid_grant", "The authorization code was already used; the tokens it issued are revoked"))
-            }
-            if (row.expired) return yield* Effect.fail(oauthError("invalid_grant", "The authorization code expired"))
-            if (redirectUri !== row.redirect_uri) return yield* Effect.fail(oauthError("invalid_grant", "redirect_uri does not match the authorization request"))
-            if (!codeVerifier || !VERIFIER.test(codeVerifier)) {
-              return yield* Effect.fail(oauthError("invalid_grant", "code_verifier is missing or malformed (43 to 128 characters of A-Z a-z 0-9 - . _ ~)"))
-            }
-            if (!pkceMatches(codeVerifier, row.code_challenge)) return yield* Effect.fail(oauthError("invalid_grant", "code_verifier does not match the code_challenge"))
-            if (resource !== undefined && !sameResource(resource, row.resource)) {
-              return yield* Effect.fail(oauthError("invalid_target", "resource differs from the one of the authorization request"))
-            }
-            yield* sql`UPDATE oauth_authorization_codes SET used_at = now() WHERE code_hash = ${codeHash}`.pipe(Effect.orDie)
-            return yield* issueTokens(
-              { clientId: client.client_id, userId: row.user_id, tenantId: row.tenant_id, scope: row.scope, resource: row.resource, codeHash, familyId: randomUUID() },
-              issuer
-            )
-          })
-        ),
+        Effect.gen(function* () {
+          // The key is read before the transaction: on the one-connection embedded store a
+          // read from outside the transaction would wait for it forever.
+          const key = yield* signingKeys.current
+          const codeHash = hashSecret(code)
+          const outcome = yield* transaction(
+            Effect.gen(function* () {
+              const rows = yield* sql<CodeRow>`SELECT code_hash, client_id, user_id, tenant_id, redirect_uri, scope, code_challenge, resource,
+                  expires_at <= now() AS expired, used_at FROM oauth_authorization_codes WHERE code_hash = ${codeHash} FOR UPDATE`.pipe(Effect.orDie)
+              const row = rows[0]
+              if (!row || row.client_id !== client.client_id) return yield* Effect.fail(oauthError("invalid_grant", "The authorization code is not valid"))
+              if (row.used_at !== null) return { reused: true as const }
+              if (row.expired) return yield* Effect.fail(oauthError("invalid_grant", "The authorization code expired"))
+              if (redirectUri !== row.redirect_uri) return yield* Effect.fail(oauthError("invalid_grant", "redirect_uri does not match the authorization request"))
+              if (!codeVerifier || !VERIFIER.test(codeVerifier)) {
+                return yield* Effect.fail(oauthError("invalid_grant", "code_verifier is missing or malformed (43 to 128 characters of A-Z a-z 0-9 - . _ ~)"))
+              }
+              if (!pkceMatches(codeVerifier, row.code_challenge)) return yield* Effect.fail(oauthError("invalid_grant", "code_verifier does not match the code_challenge"))
+              if (resource !== undefined && !sameResource(resource, row.resource)) {
+                return yield* Effect.fail(oauthError("invalid_target", "resource differs from the one of the authorization request"))
+              }
+              yield* sql`UPDATE oauth_authorization_codes SET used_at = now() WHERE code_hash = ${codeHash}`.pipe(Effect.orDie)
+              const tokens = yield* issueTokens(
+                { clientId: client.client_id, userId: row.user_id, tenantId: row.tenant_id, scope: row.scope, resource: row.resource, codeHash, familyId: randomUUID() },
+                issuer,
+                key
+              )
+              return { reused: false as const, tokens }
+            })
+          )
+          if (outcome.reused) {
+            // RFC 6749 10.5: a code used twice was probably stolen; what it issued goes too. This runs
+            // after the read committed, so the failure answered below cannot roll the revocation back.
+            yield* revokeWhere(sql`code_hash = ${codeHash}`)
+            return yield* Effect.fail(oauthError("invalid_grant", "The authorization code was already used; the tokens it issued are revoked"))
+          }
+          return outcome.tokens
+        }),
 
       refresh: ({ client, refreshToken, scope, resource }, { issuer }) =>
-        transaction(
-          Effect.gen(function* () {
-            const hash = hashSecret(refreshToken)
-            const rows = yield* sql<TokenRow>`SELECT id, kind, client_id, user_id, tenant_id, scope, resource, code_hash, family_id,
-                expires_at <= now() AS expired, rotated_at, revoked_at FROM oauth_tokens WHERE token_hash = ${hash} FOR UPDATE`.pipe(Effect.orDie)
-            const row = rows[0]
-            if (!row || row.kind !== "refresh" || row.client_id !== client.client_id) {
-              return yield* Effect.fail(oauthError("invalid_grant", "The refresh token is not valid"))
-            }
-            if (row.rotated_at !== null) {
-              // A rotated refresh token presented again: the grant has leaked, so all of it is revoked.
-              yield* revokeWhere(sql`family_id = ${row.family_id}::uuid`)
-              return yield* Effect.fail(oauthError("invalid_grant", "The refresh token was already used; the grant is revoked"))
-            }
-            if (row.revoked_at !== null) return yield* Effect.fail(oauthError("invalid_grant", "The refresh token was revoked"))
-            if (row.expired) return yield* Effect.fail(oauthError("invalid_grant", "The refresh token expired"))
-            const granted = row.scope.split(" ")
-            const asked = scope === undefined ? granted : yield* Either.match(parseScope(scope), { onLeft: Effect.fail, onRight: Effect.succeed })
-            const beyond = asked.filter((item) => !granted.includes(item))
-            if (beyond.length > 0) return yield* Effect.fail(oauthError("invalid_scope", `Not granted originally: ${beyond.join(" ")}`))
-            if (resource !== undefined && !sameResource(resource, row.resource)) {
-              return yield* Effect.fail(oauthError("invalid_target", "resource differs from the one of the grant"))
-            }
-            yield* sql`UPDATE oauth_tokens SET rotated_at = now() WHERE id = ${row.id}::uuid`.pipe(Effect.orDie)
-            return yield* issueTokens(
-              { clientId: client.client_id, userId: row.user_id, tenantId: row.tenant_id, scope: asked.join(" "), resource: row.resource, codeHash: row.code_hash, familyId: row.family_id },
-              issuer
-            )
-          })
-        ),
+        Effect.gen(function* () {
+          const key = yield* signingKeys.current
+          const outcome = yield* transaction(
+            Effect.gen(function* () {
+              const hash = hashSecret(refreshToken)
+              const rows = yield* sql<TokenRow>`SELECT id, kind, client_id, user_id, tenant_id, scope, resource, code_hash, family_id,
+                  expires_at <= now() AS expired, rotated_at, revoked_at FROM oauth_tokens WHERE token_hash = ${hash} FOR UPDATE`.pipe(Effect.orDie)
+              const row = rows[0]
+              if (!row || row.kind !== "refresh" || row.client_id !== client.client_id) {
+                return yield* Effect.fail(oauthError("invalid_grant", "The refresh token is not valid"))
+              }
+              if (row.rotated_at !== null) return { leaked: row.family_id }
+              if (row.revoked_at !== null) return yield* Effect.fail(oauthError("invalid_grant", "The refresh token was revoked"))
+              if (row.expired) return yield* Effect.fail(oauthError("invalid_grant", "The refresh token expired"))
+              const granted = row.scope.split(" ")
+              const asked = scope === undefined ? granted : yield* Either.match(parseScope(scope), { onLeft: Effect.fail, onRight: Effect.succeed })
+              const beyond = asked.filter((item) => !granted.includes(item))
+              if (beyond.length > 0) return yield* Effect.fail(oauthError("invalid_scope", `Not granted originally: ${beyond.join(" ")}`))
+              if (resource !== undefined && !sameResource(resource, row.resource)) {
+                return yield* Effect.fail(oauthError("invalid_target", "resource differs from the one of the grant"))
+              }
+              yield* sql`UPDATE oauth_tokens SET rotated_at = now() WHERE id = ${row.id}::uuid`.pipe(Effect.orDie)
+              const tokens = yield* issueTokens(
+                { clientId: client.client_id, userId: row.user_id, tenantId: row.tenant_id, scope: asked.join(" "), resource: row.resource, codeHash: row.code_hash, familyId: row.family_id },
+                issuer,
+                key
+              )
+              return { tokens }
+            })
+          )
+          if ("leaked" in outcome) {
+            // A rotated refresh token presented again: the grant has leaked, so all of it is revoked
+            // (after the read committed, so the failure below cannot undo it).
+            yield* revokeWhere(sql`family_id = ${outcome.leaked}::uuid`)
+            return yield* Effect.fail(oauthError("invalid_grant", "The refresh token was already used; the grant is revoked"))
+          }
+          return outcome.tokens
+        }),
 
       revoke: ({ client, token }, { issuer }) =>
         Effect.gen(function* () {
