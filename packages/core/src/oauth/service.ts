@@ -44,6 +44,8 @@ export interface CodeRequest {
   readonly userId: string
   readonly tenantId: string
   readonly redirectUri: string
+  /** Whether the authorization request named it (else the client's only URI was used): then the token request must too. */
+  readonly redirectUriGiven: boolean
   readonly scopes: ReadonlyArray<string>
   readonly codeChallenge: string
   readonly resource: string | undefined

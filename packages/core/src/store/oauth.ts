@@ -32,6 +32,7 @@ interface CodeRow {
   readonly user_id: string
   readonly tenant_id: string
   readonly redirect_uri: string
+  readonly redirect_uri_given: boolean
   readonly scope: string
   readonly code_challenge: string
   readonly resource: string | null
@@ -320,8 +321,8 @@ export const layerOAuth = Layer.effect(
       issueCode: (request: CodeRequest) =>
         Effect.gen(function* () {
           const code = newToken(TOKEN_PREFIX.code)
-          yield* sql`INSERT INTO oauth_authorization_codes (code_hash, client_id, user_id, tenant_id, redirect_uri, scope, code_challenge, resource, expires_at)
-            VALUES (${hashSecret(code)}, ${request.client.client_id}, ${request.userId}::uuid, ${request.tenantId}::uuid, ${request.redirectUri},
+          yield* sql`INSERT INTO oauth_authorization_codes (code_hash, client_id, user_id, tenant_id, redirect_uri, redirect_uri_given, scope, code_challenge, resource, expires_at)
+            VALUES (${hashSecret(code)}, ${request.client.client_id}, ${request.userId}::uuid, ${request.tenantId}::uuid, ${request.redirectUri}, ${request.redirectUriGiven},
               ${request.scopes.join(" ")}, ${request.codeChallenge}, ${request.resource ?? null}, now() + ${`${lifetimes.codeSeconds} seconds`}::interval)`.pipe(Effect.orDie)
           return code
         }),
@@ -334,13 +335,15 @@ export const layerOAuth = Layer.effect(
           const codeHash = hashSecret(code)
           const outcome = yield* transaction(
             Effect.gen(function* () {
-              const rows = yield* sql<CodeRow>`SELECT code_hash, client_id, user_id, tenant_id, redirect_uri, scope, code_challenge, resource,
+              const rows = yield* sql<CodeRow>`SELECT code_hash, client_id, user_id, tenant_id, redirect_uri, redirect_uri_given, scope, code_challenge, resource,
                   expires_at <= now() AS expired, used_at FROM oauth_authorization_codes WHERE code_hash = ${codeHash} FOR UPDATE`.pipe(Effect.orDie)
               const row = rows[0]
               if (!row || row.client_id !== client.client_id) return yield* Effect.fail(oauthError("invalid_grant", "The authorization code is not valid"))
               if (row.used_at !== null) return { reused: true as const }
               if (row.expired) return yield* Effect.fail(oauthError("invalid_grant", "The authorization code expired"))
-              if (redirectUri !== row.redirect_uri) return yield* Effect.fail(oauthError("invalid_grant", "redirect_uri does not match the authorization request"))
+              // RFC 6749 4.1.3: required, and identical, when the authorization request included it.
+              const redirectOk = row.redirect_uri_given ? redirectUri === row.redirect_uri : redirectUri === undefined || redirectUri === row.redirect_uri
+              if (!redirectOk) return yield* Effect.fail(oauthError("invalid_grant", "redirect_uri does not match the authorization request"))
               if (!codeVerifier || !VERIFIER.test(codeVerifier)) {
                 return yield* Effect.fail(oauthError("invalid_grant", "code_verifier is missing or malformed (43 to 128 characters of A-Z a-z 0-9 - . _ ~)"))
               }

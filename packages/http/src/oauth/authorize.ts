@@ -36,6 +36,17 @@ const html = (body: string, status = 200, extra: Record<string, string> = {}) =>
     HttpServerResponse.setHeaders({ ...PAGE_HEADERS, ...extra })
   )
 
+/**
+ * Browsers apply `form-action` to the redirect that follows a form post too, so the
+ * consent page also allows the client's redirect URI (its origin, or its scheme
+ * for a native app's private-use URI).
+ */
+const consentPolicy = (redirectUri: string) => {
+  const url = new URL(redirectUri)
+  const target = url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol
+  return { "content-security-policy": PAGE_HEADERS["content-security-policy"].replace("form-action 'self'", `form-action 'self' ${target}`) }
+}
+
 const sameText = (left: string, right: string) => {
   const a = Buffer.from(left)
   const b = Buffer.from(right)
@@ -43,8 +54,10 @@ const sameText = (left: string, right: string) => {
 }
 
 /** Where the user agent is sent back with an error, once the redirect URI is known to be the client's (RFC 6749 4.1.2.1). */
-const redirectWith = (redirectUri: string, values: Readonly<Record<string, string | undefined>>) => {
+const redirectWith = (redirectUri: string, issuer: string, values: Readonly<Record<string, string | undefined>>) => {
   const url = new URL(redirectUri)
+  // RFC 9207: the issuer rides along on every answer, so a client talking to several servers cannot be mixed up.
+  url.searchParams.set("iss", issuer)
   for (const [name, value] of Object.entries(values)) if (value !== undefined) url.searchParams.set(name, value)
   return HttpServerResponse.empty({ status: 303, headers: { location: url.toString(), "cache-control": "no-store" } })
 }
@@ -52,6 +65,8 @@ const redirectWith = (redirectUri: string, values: Readonly<Record<string, strin
 interface Validated {
   readonly client: OAuthClient
   readonly redirectUri: string
+  readonly redirectUriGiven: boolean
+  readonly issuer: string
   readonly scopes: ReadonlyArray<string>
   readonly params: AuthorizeParams
 }
@@ -71,7 +86,7 @@ export const makeAuthorize = Effect.gen(function* () {
   const hook = yield* Effect.serviceOption(SignInHook)
 
   /** Errors before the redirect URI is trusted are shown on the page, never redirected. */
-  const validate = (params: AuthorizeParams): Effect.Effect<Validated, HttpServerResponse.HttpServerResponse> =>
+  const validate = (params: AuthorizeParams, issuer: string): Effect.Effect<Validated, HttpServerResponse.HttpServerResponse> =>
     Effect.gen(function* () {
       if (!params.client_id) return yield* Effect.fail(html(errorPage("Invalid request", "client_id is missing."), 400))
       const found = yield* oauth.findClient(params.client_id)
@@ -84,7 +99,7 @@ export const makeAuthorize = Effect.gen(function* () {
         return yield* Effect.fail(html(errorPage("Invalid redirect", "redirect_uri does not match one registered for this application."), 400))
       }
       const back = (error: string, description: string) =>
-        Effect.fail(redirectWith(redirectUri, { error, error_description: description, state: params.state }))
+        Effect.fail(redirectWith(redirectUri, issuer, { error, error_description: description, state: params.state }))
       if (params.response_type !== "code") return yield* back("unsupported_response_type", "response_type must be code")
       if (!params.code_challenge) return yield* back("invalid_request", "code_challenge is required (PKCE, S256)")
       if (params.code_challenge_method !== "S256") return yield* back("invalid_request", "code_challenge_method must be S256")
@@ -98,7 +113,7 @@ export const makeAuthorize = Effect.gen(function* () {
       }
       const scopes = parseScope(params.scope)
       if (Either.isLeft(scopes)) return yield* back(scopes.left.error, scopes.left.description)
-      return { client, redirectUri, scopes: scopes.right, params }
+      return { client, redirectUri, redirectUriGiven: params.redirect_uri !== undefined, scopes: scopes.right, params, issuer }
     })
 
   /** The signed-in user: the embedding app's session first, then ours. */
@@ -132,9 +147,13 @@ export const makeAuthorize = Effect.gen(function* () {
     Effect.gen(function* () {
       const tenants = yield* oauth.memberships(user.id)
       if (tenants.length === 0) {
-        return redirectWith(validated.redirectUri, { error: "access_denied", error_description: "The user belongs to no company", state: validated.params.state })
+        return redirectWith(validated.redirectUri, validated.issuer, { error: "access_denied", error_description: "The user belongs to no company", state: validated.params.state })
       }
-      return html(consentPage({ clientName: validated.client.name, userEmail: user.email, params: validated.params, scopes: validated.scopes, tenants, csrf }))
+      return html(
+        consentPage({ clientName: validated.client.name, userEmail: user.email, params: validated.params, scopes: validated.scopes, tenants, csrf }),
+        200,
+        consentPolicy(validated.redirectUri)
+      )
     })
 
   /** Per IP, before anything else: the spec's 20 requests a minute. */
@@ -152,7 +171,7 @@ export const makeAuthorize = Effect.gen(function* () {
     return yield* limited(
       request,
       Effect.gen(function* () {
-        const validated = yield* validate(paramsFrom(query))
+        const validated = yield* validate(paramsFrom(query), publicUrl(config, request))
         const signedIn = yield* currentUser(request, request.cookies)
         if (Option.isNone(signedIn)) return showSignIn(request, validated)
         let csrf = signedIn.value.csrf
@@ -176,7 +195,7 @@ export const makeAuthorize = Effect.gen(function* () {
       request,
       Effect.gen(function* () {
         const form = yield* readForm(request).pipe(Effect.mapError(() => html(errorPage("Invalid request", "The form could not be read."), 400)))
-        const validated = yield* validate(paramsFrom(form))
+        const validated = yield* validate(paramsFrom(form), publicUrl(config, request))
         if (form.action === "sign_in") {
           const expected = request.cookies[CSRF_COOKIE]
           if (!expected || !form.csrf || !sameText(expected, form.csrf)) {
@@ -202,7 +221,7 @@ export const makeAuthorize = Effect.gen(function* () {
           return html(errorPage("Request refused", "The consent form did not come from this page (CSRF check failed)."), 403)
         }
         if (form.decision !== "allow") {
-          return redirectWith(validated.redirectUri, { error: "access_denied", error_description: "The user denied access", state: validated.params.state })
+          return redirectWith(validated.redirectUri, validated.issuer, { error: "access_denied", error_description: "The user denied access", state: validated.params.state })
         }
         const tenants = yield* oauth.memberships(session.value.userId)
         const tenant = tenants.find((item) => item.tenant_id === form.tenant_id)
@@ -212,12 +231,12 @@ export const makeAuthorize = Effect.gen(function* () {
           userId: session.value.userId,
           tenantId: tenant.tenant_id,
           redirectUri: validated.redirectUri,
+          redirectUriGiven: validated.redirectUriGiven,
           scopes: validated.scopes,
           codeChallenge: validated.params.code_challenge!,
           resource: validated.params.resource
         })
-        // RFC 9207: the issuer rides along, so a client talking to several servers cannot be mixed up.
-        return redirectWith(validated.redirectUri, { code, state: validated.params.state, iss: publicUrl(config, request) })
+        return redirectWith(validated.redirectUri, validated.issuer, { code, state: validated.params.state })
       }).pipe(Effect.merge)
     )
   })

@@ -26,6 +26,7 @@ CREATE TABLE oauth_authorization_codes (
   user_id uuid NOT NULL REFERENCES users (id),
   tenant_id uuid NOT NULL REFERENCES tenants (id),
   redirect_uri text NOT NULL,
+  redirect_uri_given boolean NOT NULL DEFAULT true,
   scope text NOT NULL,
   code_challenge text NOT NULL,
   resource text,
