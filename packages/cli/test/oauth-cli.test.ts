@@ -1,6 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   authorizationUrl,
@@ -11,58 +10,8 @@ import {
   obtainTokens,
   plainRequest
 } from "../../../test/support/oauth.js"
+import { erp, json, serve, stop } from "../../../test/support/cli.js"
 import { testDataDir } from "../../../test/support/stores.js"
-
-const BIN = path.resolve("packages/cli/bin/erp.js")
-
-interface Result {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the built CLI (`npx tsc -b` first) with `input` on its standard input. */
-const erp = (args: ReadonlyArray<string>, input?: string): Promise<Result> =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, DATABASE_URL: "" } })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => (stdout += chunk))
-    child.stderr.on("data", (chunk) => (stderr += chunk))
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(input ?? "")
-  })
-
-const json = (result: Result) => {
-  expect(result.code, result.stderr).toBe(0)
-  return JSON.parse(result.stdout)
-}
-
-/** Starts `erp serve` and resolves once it prints its address. */
-const serve = (args: ReadonlyArray<string>) =>
-  new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, "serve", "--port", "0"], { env: { ...process.env, DATABASE_URL: "" } })
-    let output = ""
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000)
-    const onData = (chunk: Buffer) => {
-      output += chunk
-      const match = /listening on (http:\/\/\S+)/.exec(output)
-      if (match) {
-        clearTimeout(timer)
-        setTimeout(() => resolve({ child, url: match[1] }), 300)
-      }
-    }
-    child.stdout.on("data", onData)
-    child.stderr.on("data", onData)
-    child.on("exit", (code) => reject(new Error(`serve exited with ${code}: ${output}`)))
-  })
-
-const stop = (child: ChildProcess) =>
-  new Promise<void>((resolve) => {
-    if (child.exitCode !== null) return resolve()
-    child.once("exit", () => resolve())
-    child.kill("SIGTERM")
-  })
 
 const PASSWORD = "a long enough passphrase"
 
@@ -171,13 +120,13 @@ describe("erp oauth-clients and users set-password on the embedded store", () =>
 
   describe("users set-password", () => {
     it("refuses a short password with exit 1 and a message", async () => {
-      const result = await erp([...flags, "users", "set-password", "--user", email, "--password-stdin"], "short\n")
+      const result = await erp([...flags, "users", "set-password", "--user", email, "--password-stdin"], { input: "short\n" })
       expect(result.code).toBe(1)
       expect(result.stderr).toContain("at least 10 characters")
     })
 
     it("refuses an unknown user with exit 1", async () => {
-      const result = await erp([...flags, "users", "set-password", "--user", "nobody@example.com", "--password-stdin"], `${PASSWORD}\n`)
+      const result = await erp([...flags, "users", "set-password", "--user", "nobody@example.com", "--password-stdin"], { input: `${PASSWORD}\n` })
       expect(result.code).toBe(1)
       expect(result.stderr.length).toBeGreaterThan(0)
     })
@@ -189,7 +138,7 @@ describe("erp oauth-clients and users set-password on the embedded store", () =>
     })
 
     it("sets the password from standard input", async () => {
-      const result = await erp([...flags, "users", "set-password", "--user", email, "--password-stdin"], `${PASSWORD}\n`)
+      const result = await erp([...flags, "users", "set-password", "--user", email, "--password-stdin"], { input: `${PASSWORD}\n` })
       expect(result.code, result.stderr).toBe(0)
       expect(result.stdout).toContain(email)
       expect(result.stdout).not.toContain(PASSWORD)
@@ -203,7 +152,7 @@ describe("erp oauth-clients and users set-password on the embedded store", () =>
     beforeAll(async () => {
       const created = json(await erp([...flags, "oauth-clients", "create", "--name", "Served app", "--redirect-uri", "http://127.0.0.1:1/cb", "--json"]))
       testClient = { client: created, clientId: created.client_id, secret: created.client_secret, redirectUri: "http://127.0.0.1:1/cb", auth: "client_secret_basic" }
-      expect((await erp([...flags, "users", "set-password", "--user", email, "--password-stdin"], `${PASSWORD}\n`)).code).toBe(0)
+      expect((await erp([...flags, "users", "set-password", "--user", email, "--password-stdin"], { input: `${PASSWORD}\n` })).code).toBe(0)
       server = await serve(flags)
     })
     afterAll(async () => {
