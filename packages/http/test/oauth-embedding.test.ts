@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestHost, type TestHost } from "../../../test/support/host.js"
+import {
+  authorizationUrl,
+  createOAuthClient,
+  createOAuthUser,
+  FormSession,
+  hiddenFieldsOf,
+  makePkce,
+  type OAuthTestUser,
+  tokenRequest
+} from "../../../test/support/oauth.js"
+import { storeKinds, testStore } from "../../../test/support/stores.js"
+
+/** An embedding app signs its users in with its own session: here, a header its proxy would set. */
+describe.each(storeKinds)("the embedding app's sign-in hook on %s", (kind) => {
+  let host: TestHost
+  let user: OAuthTestUser
+
+  beforeAll(async () => {
+    host = await startTestHost(testStore(kind), { signIn: async (request) => request.headers["x-app-user"] })
+    const tenant = await host.createTenant("BR")
+    user = await createOAuthUser(host, [{ tenantId: tenant.id, role: "admin" }])
+  })
+  afterAll(() => host?.close())
+
+  it("skips our sign-in page for the app's user and goes straight to consent", async () => {
+    const client = await createOAuthClient(host)
+    const pkce = makePkce()
+    const session = new FormSession()
+    const url = authorizationUrl(host.url, { clientId: client.clientId, pkce, state: "s1", scope: "products:read" })
+    const consent = await session.request("GET", url, { headers: { "x-app-user": user.email } })
+    expect(consent.status).toBe(200)
+    expect(consent.text).toContain("wants to access your account")
+    expect(consent.text).not.toContain('name="password"')
+    const decided = await session.request("POST", new URL("/oauth/authorize", host.url), {
+      form: { ...hiddenFieldsOf(consent.text), decision: "allow" },
+      headers: { "x-app-user": user.email }
+    })
+    expect(decided.status).toBe(303)
+    const redirect = new URL(decided.location!)
+    expect(redirect.searchParams.get("state")).toBe("s1")
+    const tokens = await tokenRequest(host.url, client, {
+      grant_type: "authorization_code",
+      code: redirect.searchParams.get("code")!,
+      redirect_uri: client.redirectUri,
+      code_verifier: pkce.verifier
+    })
+    expect(tokens.status).toBe(200)
+    expect((await host.request("GET", "/products", { token: tokens.json.access_token })).status).toBe(200)
+  })
+
+  it("shows our sign-in page when the app knows no user", async () => {
+    const client = await createOAuthClient(host)
+    const page = await new FormSession().get(authorizationUrl(host.url, { clientId: client.clientId, pkce: makePkce() }))
+    expect(page.status).toBe(200)
+    expect(page.text).toContain('name="password"')
+  })
+})
