@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
+import { resourceClient } from "../../../test/support/resource-client.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 
 // Catalog ids (packages/core/src/catalogs/data): IBGE codes for Brazilian cities,
@@ -84,28 +85,11 @@ describe.each(storeKinds)("customers on %s", (kind) => {
   })
   afterAll(() => host?.close())
 
-  const post = (body: unknown, token = tenant.token) => host.request("POST", "/customers", { token, body })
-  const get = (id: string, query = "", token = tenant.token) => host.request("GET", `/customers/${id}${query}`, { token })
-  const patch = (id: string, body: unknown, token = tenant.token) => host.request("PATCH", `/customers/${id}`, { token, body })
-  const remove = (id: string, token = tenant.token) => host.request("DELETE", `/customers/${id}`, { token })
-  const list = (query = "", token = tenant.token) => host.request("GET", `/customers?limit=100${query}`, { token })
-  /** How many records the tenant holds, deleted ones included, walking every page. */
-  const count = async (token = tenant.token) => {
-    let total = 0
-    let cursor: string | null = null
-    do {
-      const response = await list(`&with_deleted=true${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, token)
-      expect(response.status).toBe(200)
-      total += response.body.data.length
-      cursor = response.body.pagination.next_cursor
-    } while (cursor)
-    return total
-  }
-  const create = async (body: Record<string, unknown> = {}, token = tenant.token) => {
-    const response = await post({ legal_name: `Customer ${randomUUID().slice(0, 8)}`, ...body }, token)
-    expect(response.status, JSON.stringify(response.body)).toBe(201)
-    return response.body
-  }
+  const { post, get, patch, remove, list, count, create } = resourceClient(
+    "customers",
+    () => ({ host, token: tenant.token }),
+    () => ({ legal_name: `Customer ${randomUUID().slice(0, 8)}` })
+  )
   const refused = async (body: unknown, status: 400 | 422, field: string) => {
     const before = await count()
     const response = await post(body)

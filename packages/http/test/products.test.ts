@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
+import { resourceClient } from "../../../test/support/resource-client.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 
 interface UnitRow {
@@ -75,28 +76,11 @@ describe.each(storeKinds)("products on %s", (kind) => {
   })
   afterAll(() => host?.close())
 
-  const post = (body: unknown, token = tenant.token) => host.request("POST", "/products", { token, body })
-  const get = (id: string, query = "", token = tenant.token) => host.request("GET", `/products/${id}${query}`, { token })
-  const patch = (id: string, body: unknown, token = tenant.token) => host.request("PATCH", `/products/${id}`, { token, body })
-  const remove = (id: string, token = tenant.token) => host.request("DELETE", `/products/${id}`, { token })
-  const list = (query = "", token = tenant.token) => host.request("GET", `/products?limit=100${query}`, { token })
-  /** How many records the tenant holds, deleted ones included, walking every page. */
-  const count = async (token = tenant.token) => {
-    let total = 0
-    let cursor: string | null = null
-    do {
-      const response = await list(`&with_deleted=true${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, token)
-      expect(response.status).toBe(200)
-      total += response.body.data.length
-      cursor = response.body.pagination.next_cursor
-    } while (cursor)
-    return total
-  }
-  const create = async (body: Record<string, unknown> = {}, token = tenant.token) => {
-    const response = await post({ name: `Product ${randomUUID().slice(0, 8)}`, ...body }, token)
-    expect(response.status, JSON.stringify(response.body)).toBe(201)
-    return response.body
-  }
+  const { post, get, patch, remove, list, count, create } = resourceClient(
+    "products",
+    () => ({ host, token: tenant.token }),
+    () => ({ name: `Product ${randomUUID().slice(0, 8)}` })
+  )
 
   describe("create", () => {
     it("answers 201 with the stored record", async () => {
