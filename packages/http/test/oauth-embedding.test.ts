@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost } from "../../../test/support/host.js"
 import {
   authorizationUrl,
+  awaitRoomyWindow,
   createOAuthClient,
   createOAuthUser,
   FormSession,
@@ -55,5 +56,28 @@ describe.each(storeKinds)("the embedding app's sign-in hook on %s", (kind) => {
     const page = await new FormSession().get(authorizationUrl(host.url, { clientId: client.clientId, pkce: makePkce() }))
     expect(page.status).toBe(200)
     expect(page.text).toContain('name="password"')
+  })
+})
+
+describe.each(storeKinds)("per-address limits behind a trusted proxy on %s", (kind) => {
+  let host: TestHost
+
+  beforeAll(async () => {
+    host = await startTestHost(testStore(kind), { oauth: { trustProxy: true } })
+  })
+  afterAll(() => host?.close())
+
+  it("counts each X-Forwarded-For address on its own", async () => {
+    const client = await createOAuthClient(host)
+    const url = authorizationUrl(host.url, { clientId: client.clientId, pkce: makePkce() })
+    const from = (address: string) => fetch(url, { headers: { "x-forwarded-for": `${address}, 10.0.0.1` } })
+    const first = `198.51.100.${Math.floor(Math.random() * 250) + 1}`
+    // All 21 hits must land in one fixed window.
+    await awaitRoomyWindow(host.url, 15)
+    for (let hit = 0; hit < 20; hit++) expect((await from(first)).status).toBe(200)
+    const refused = await from(first)
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get("retry-after")).toMatch(/^\d+$/)
+    expect((await from(`203.0.113.${Math.floor(Math.random() * 250) + 1}`)).status).toBe(200)
   })
 })

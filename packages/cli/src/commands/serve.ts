@@ -28,11 +28,13 @@ export const registerServe = (program: Command) =>
     .option("--host <host>", "Address to bind", process.env.HOST ?? "127.0.0.1")
     .option("--public-url <url>", "Public base URL, the OAuth issuer (default ERP_PUBLIC_URL, else each request's Host)")
     .option("--no-dynamic-registration", "Refuse OAuth dynamic client registration (RFC 7591)")
-    .action((options: { port: number; host: string; publicUrl?: string; dynamicRegistration: boolean }, command: Command) => {
+    .option("--trust-proxy", "Per-IP limits read X-Forwarded-For (only behind a proxy that sets it; default ERP_TRUST_PROXY)")
+    .action((options: { port: number; host: string; publicUrl?: string; dynamicRegistration: boolean; trustProxy?: boolean }, command: Command) => {
       const store = storeFrom(command.optsWithGlobals<StoreFlags>())
       const oauth = {
         ...(options.publicUrl ? { publicUrl: options.publicUrl.replace(/\/+$/, "") } : {}),
-        ...(options.dynamicRegistration === false ? { dynamicRegistration: false } : {})
+        ...(options.dynamicRegistration === false ? { dynamicRegistration: false } : {}),
+        ...(options.trustProxy ? { trustProxy: true } : {})
       }
       const program = Effect.gen(function* () {
         const server = yield* HttpServer.HttpServer

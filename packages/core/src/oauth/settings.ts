@@ -14,6 +14,11 @@ export interface OAuthSettings {
   /** Public base URL of this server (issuer); when unset, taken from each request's Host. */
   readonly publicUrl: string | undefined
   readonly dynamicRegistration: boolean
+  /**
+   * Take the caller's address for per-IP limits from the first X-Forwarded-For entry: only
+   * behind a proxy that sets that header itself. Needed behind the fetch handler, which sees no socket.
+   */
+  readonly trustProxy: boolean
   readonly externalIdp: ExternalIdentityProvider | undefined
   readonly lifetimes: {
     readonly codeSeconds: number
@@ -46,6 +51,7 @@ export class OAuthConfig extends Context.Tag("erp/core/OAuthConfig")<OAuthConfig
     return {
       publicUrl: env.ERP_PUBLIC_URL?.replace(/\/+$/, "") || undefined,
       dynamicRegistration: env.ERP_DYNAMIC_REGISTRATION !== "false",
+      trustProxy: env.ERP_TRUST_PROXY === "true",
       externalIdp: external,
       lifetimes: DEFAULT_LIFETIMES,
       ...overrides

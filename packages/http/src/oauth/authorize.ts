@@ -159,7 +159,7 @@ export const makeAuthorize = Effect.gen(function* () {
   /** Per IP, before anything else: the spec's 20 requests a minute. */
   const limited = (request: HttpServerRequest.HttpServerRequest, respond: Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
     Effect.gen(function* () {
-      const decision = yield* limiter.hit(`authorize:${clientAddress(request)}`, AUTHORIZE_LIMIT)
+      const decision = yield* limiter.hit(`authorize:${clientAddress(request, config.trustProxy)}`, AUTHORIZE_LIMIT)
       if (!decision.allowed) return tooManyRequests(decision, "Too many authorization requests from this address")
       const response = yield* respond
       return HttpServerResponse.setHeaders(response, rateLimitHeaders(decision))

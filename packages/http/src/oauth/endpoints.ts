@@ -101,7 +101,7 @@ export const makeEndpoints = Effect.gen(function* () {
     const form = yield* readForm(request).pipe(Effect.mapError((error) => oauthError("invalid_request", error.message)))
     const basic = basicCredentials(request.headers.authorization)
     // The spec's limit is per client_id; requests naming none count against their address.
-    const key = `token:${basic?.clientId ?? form.client_id ?? `ip:${clientAddress(request)}`}`
+    const key = `token:${basic?.clientId ?? form.client_id ?? `ip:${clientAddress(request, config.trustProxy)}`}`
     const decision = yield* limiter.hit(key, TOKEN_LIMIT)
     if (!decision.allowed) return tooManyRequests(decision, "Too many token requests for this client")
     const client = yield* authenticateClient(request, form).pipe(
@@ -153,7 +153,7 @@ export const makeEndpoints = Effect.gen(function* () {
     if (!config.dynamicRegistration) {
       return yield* Effect.fail(oauthError("access_denied", "Dynamic client registration is turned off on this server", 403))
     }
-    const decision = yield* limiter.hit(`register:${clientAddress(request)}`, RATE_REGISTER)
+    const decision = yield* limiter.hit(`register:${clientAddress(request, config.trustProxy)}`, RATE_REGISTER)
     if (!decision.allowed) return tooManyRequests(decision, "Too many client registrations from this address")
     const body = yield* readJsonBody(request).pipe(Effect.mapError((error) => oauthError("invalid_client_metadata", error.message)))
     const metadata = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>
