@@ -48,4 +48,3 @@ export const printJson = (value: unknown) => process.stdout.write(JSON.stringify
 
 export const warn = (message: string) => process.stderr.write(`Warning: ${message}\n`)
 
-export const orDieLine = Effect.orDie

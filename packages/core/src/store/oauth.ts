@@ -8,7 +8,7 @@ import { grantsFromRows, type Principal, type Role } from "../auth/principal.js"
 import { BASE62, hashSecret, randomText, sameHash } from "../auth/tokens.js"
 import { isUuid } from "../engine/filter.js"
 import { invalid, NotFound, Unauthenticated } from "../errors.js"
-import { type OAuthError, oauthError } from "../oauth/errors.js"
+import { oauthError } from "../oauth/errors.js"
 import { grantsFromScopes, parseScope } from "../oauth/scopes.js"
 import { type CodeRequest, OAuth, type OAuthClient, type TenantMembership, type TokenSet } from "../oauth/service.js"
 import { mcpResource, OAuthConfig, sameResource } from "../oauth/settings.js"
@@ -449,4 +449,3 @@ export const layerOAuth = Layer.effect(
   })
 )
 
-export type { OAuthError }

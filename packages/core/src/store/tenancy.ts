@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Layer, Option } from "effect"
 import { type PermissionGrant } from "../auth/permissions.js"
-import { grantsFromRows, type Principal, type Role } from "../auth/principal.js"
+import { grantsFromRows, type Principal } from "../auth/principal.js"
 import { hashSecret, newApiKeyToken, parseApiKeyToken, sameHash } from "../auth/tokens.js"
 import { requireUuid } from "../engine/service.js"
 import { isUuid, isValidDate } from "../engine/filter.js"
@@ -188,4 +188,3 @@ export const layerTenancy = Layer.effect(
   })
 )
 
-export type { Role }
