@@ -1,4 +1,4 @@
-import { ALL_PERMISSIONS, layerCore, type OAuthSettings, type PermissionGrant, type StoreLocation, Tenancy } from "@erp/core"
+import { ALL_PERMISSIONS, type AnyResource, layerCore, type OAuthSettings, type PermissionGrant, type StoreLocation, Tenancy } from "@erp/core"
 import { HttpServer } from "@effect/platform"
 import { layerNodeServer, SignInHook } from "@erp/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -13,6 +13,8 @@ export interface TestTenant {
 
 export interface TestHostOptions {
   readonly oauth?: Partial<OAuthSettings>
+  /** Serve these resources instead of the built-in registry (engine tests with fixtures). */
+  readonly resources?: ReadonlyArray<AnyResource>
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
 }
 
@@ -23,7 +25,7 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
   const core = layerCore(store, options.oauth ? { oauth: options.oauth } : {}).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
   )
-  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0 }).pipe(Layer.provideMerge(core)))
+  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}) }).pipe(Layer.provideMerge(core)))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   const url = `http://127.0.0.1:${address.port}`

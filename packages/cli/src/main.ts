@@ -3,6 +3,7 @@ import { registerExport } from "./commands/export.js"
 import { registerKeys } from "./commands/keys.js"
 import { registerMcp } from "./commands/mcp.js"
 import { registerOAuthClients } from "./commands/oauth-clients.js"
+import { registerRestore } from "./commands/restore.js"
 import { registerServe } from "./commands/serve.js"
 import { registerStore } from "./commands/store.js"
 import { registerTenants } from "./commands/tenants.js"
@@ -26,6 +27,7 @@ export const makeProgram = () => {
   registerOAuthClients(program)
   registerMcp(program)
   registerExport(program)
+  registerRestore(program)
   return program
 }
 

@@ -1,4 +1,4 @@
-import { DataDirLocked, describeStore, layerCore, resolveStoreLocation, type StoreLocation } from "@erp/core"
+import { DataDirLocked, describeStore, layerCore, operatorPrincipal, resolveStoreLocation, type StoreLocation, Tenancy } from "@erp/core"
 import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
 
 /** Options every command takes to find the store. */
@@ -48,3 +48,7 @@ export const printJson = (value: unknown) => process.stdout.write(JSON.stringify
 
 export const warn = (message: string) => process.stderr.write(`Warning: ${message}\n`)
 
+
+/** The operator acts as the tenant's admin (exports, restores); events name the CLI as the actor. */
+export const operatorFor = (tenantId: string) =>
+  Effect.map(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(tenantId)), (tenant) => operatorPrincipal(tenant))

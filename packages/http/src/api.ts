@@ -1,6 +1,6 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { allResources, type AnyResource, pageOf } from "@erp/core"
+import { actionParameters, allResources, type AnyResource, pageOf, type ResourceAction } from "@erp/core"
 import { Schema } from "effect"
 import { Authentication } from "./authentication.js"
 import { listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
@@ -86,7 +86,25 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
         .annotate(OpenApi.Description, "Soft delete: the record keeps `deleted_at` and leaves default reads.")
     )
   }
+  for (const action of resource.actions ?? []) endpoints.push(actionEndpoint(resource, action))
   return endpoints
+}
+
+/** `POST /payables/{id}/allocate`: an operation beyond CRUD, with its own body and answer. */
+const actionEndpoint = (resource: AnyResource, action: ResourceAction): HttpApiEndpoint.HttpApiEndpoint.Any => {
+  const path = `/${resource.name}/:id/${action.path}` as const
+  const params = Schema.Struct(Object.fromEntries(
+    [["id", idPath(resource).fields.id] as const, ...actionParameters(action).map((name) => [name, Schema.String.annotations({ description: "UUID" })] as const)]
+  ))
+  const base = action.method === "POST" ? HttpApiEndpoint.post(`action_${action.name}`, path) : HttpApiEndpoint.del(`action_${action.name}`, path)
+  const withBody = action.input ? base.setPath(params).setPayload(action.input) : base.setPath(params)
+  return withBody
+    .addSuccess(action.output ?? HttpApiSchema.NoContent, { status: action.output ? action.successStatus ?? 200 : 204 })
+    .addError(Conflict)
+    .addError(PayloadTooLarge)
+    .addError(UnprocessableEntity)
+    .annotate(OpenApi.Summary, action.summary)
+    .annotate(OpenApi.Description, action.description)
 }
 
 /** One group per declared resource, with the errors every operation can answer. */
@@ -119,11 +137,15 @@ const base = HttpApi.make("erp")
 /** One resource's group, its endpoints known only at run time. */
 export type ResourceGroup = ReturnType<typeof resourceGroup>
 
-/** The whole contract: health plus one group per declared resource. */
-export const Api = allResources.reduce((api, resource) => api.add(resourceGroup(resource)) as typeof base, base)
+/** A contract over a registry: health plus one group per declared resource. */
+export const makeApi = (registry: ReadonlyArray<AnyResource>) =>
+  registry.reduce((api, resource) => api.add(resourceGroup(resource)) as typeof base, base)
+
+/** The whole contract of the built-in registry. */
+export const Api = makeApi(allResources)
 
 /**
  * The registry builds groups at run time, so their names are not literal types;
  * handlers for a resource group see the API through this view.
  */
-export const ResourceApi = Api as unknown as HttpApi.HttpApi<"erp", ResourceGroup, HttpApiDecodeError | InternalServerError>
+export type ResourceApi = HttpApi.HttpApi<"erp", ResourceGroup, HttpApiDecodeError | InternalServerError>

@@ -1,29 +1,41 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { layerCore, type OAuthSettings, resolveStoreLocation, type StoreLocation } from "@erp/core"
+import { allResources, type AnyResource, layerCore, type OAuthSettings, resolveStoreLocation, type StoreLocation } from "@erp/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
-import { Api } from "./api.js"
+import { Api, makeApi } from "./api.js"
 import { layerAuthentication } from "./authentication.js"
-import { layerHandlers } from "./handlers.js"
+import { layerHandlers, makeHandlers } from "./handlers.js"
 import { withHostConcerns } from "./middleware.js"
 import { SignInHook } from "./oauth/authorize.js"
 import { layerOAuthRoutes } from "./oauth/routes.js"
 
+/**
+ * The API over a registry (the built-in one by default, or yours with resources of
+ * your own declared on the same engine), with its handlers and `/openapi.json`.
+ */
+export const makeHttpApiLayer = (registry: ReadonlyArray<AnyResource> = allResources) => {
+  const api = registry === allResources ? Api : makeApi(registry)
+  const handlers = registry === allResources ? layerHandlers : makeHandlers(api, registry)
+  return Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes).pipe(
+    Layer.provideMerge(HttpApiBuilder.api(api).pipe(Layer.provide(handlers), Layer.provide(layerAuthentication)))
+  )
+}
+
 /** The API with its handlers and `/openapi.json`; needs the core services. */
-export const layerHttpApi = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes).pipe(
-  Layer.provideMerge(HttpApiBuilder.api(Api).pipe(Layer.provide(layerHandlers), Layer.provide(layerAuthentication)))
-)
+export const layerHttpApi = makeHttpApiLayer()
 
 export interface ListenOptions {
   readonly port?: number
   readonly host?: string
+  /** The resources to serve; the built-in registry by default. */
+  readonly resources?: ReadonlyArray<AnyResource>
 }
 
 /** The Node HTTP server serving the API (and exposing `HttpServer` for its address); needs the core services. */
 export const layerNodeServer = (options: ListenOptions = {}) =>
   HttpApiBuilder.serve(withHostConcerns).pipe(
-    Layer.provide(layerHttpApi),
+    Layer.provide(options.resources ? makeHttpApiLayer(options.resources) : layerHttpApi),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
   )
 

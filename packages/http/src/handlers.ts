@@ -2,7 +2,7 @@ import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@eff
 import { allResources, type AnyResource, CurrentPrincipal, type DomainError, type QueryParams, ResourceEngine } from "@erp/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
-import { Api, ResourceApi } from "./api.js"
+import { Api, type ResourceApi } from "./api.js"
 import { readJsonBody } from "./body.js"
 import { type ApiError, errorBody, InternalServerError, toApiError } from "./errors.js"
 
@@ -27,8 +27,8 @@ interface RawHandlers {
 }
 
 /** The handlers of one declared resource, one per endpoint its declaration gives it. */
-const resourceHandlers = (resource: AnyResource) =>
-  HttpApiBuilder.group(ResourceApi, resource.name, (handlers) =>
+const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
+  HttpApiBuilder.group(api, resource.name, (handlers) =>
     Effect.gen(function* () {
       const engine = yield* ResourceEngine
       const principal = CurrentPrincipal
@@ -48,11 +48,21 @@ const resourceHandlers = (resource: AnyResource) =>
             Effect.as(HttpServerResponse.empty({ status: 204 }))
           )
       }
+      for (const action of resource.actions ?? []) {
+        byName[`action_${action.name}`] = ({ path, request }) =>
+          Effect.gen(function* () {
+            const body = action.input ? yield* readJsonBody(request) : undefined
+            const { id, ...params } = path
+            const caller = yield* principal
+            const output = yield* engine.action(resource, action, caller, id, params, body).pipe(mapDomain)
+            return action.output ? json(output, action.successStatus ?? 200) : HttpServerResponse.empty({ status: 204 })
+          })
+      }
       for (const lookup of resource.lookups ?? []) {
         byName[`lookup_${lookup.name}`] = ({ path, request }) =>
           respond(Effect.flatMap(principal, (caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter], queryParams(request))))
       }
-      const names = Object.keys(ResourceApi.groups[resource.name].endpoints)
+      const names = Object.keys(api.groups[resource.name].endpoints)
       const built = names.reduce((chain, name) => chain.handleRaw(name, byName[name]), handlers as unknown as RawHandlers)
       return built as unknown as HttpApiBuilder.Handlers<never, never, never, never>
     })
@@ -60,7 +70,7 @@ const resourceHandlers = (resource: AnyResource) =>
 
 export const VERSION = "0.1.0"
 
-const healthHandlers = HttpApiBuilder.group(Api, "health", (handlers) =>
+const healthHandlers = (api: typeof Api) => HttpApiBuilder.group(api, "health", (handlers) =>
   handlers.handle("health", () =>
     Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(
       Effect.as({ status: "ok" as const, version: VERSION }),
@@ -68,5 +78,9 @@ const healthHandlers = HttpApiBuilder.group(Api, "health", (handlers) =>
     ))
 )
 
+/** Handlers for every group of an API made by `makeApi(registry)`. */
+export const makeHandlers = (api: typeof Api, registry: ReadonlyArray<AnyResource>) =>
+  Layer.mergeAll(healthHandlers(api), ...registry.map((resource) => resourceHandlers(api as unknown as ResourceApi, resource)))
+
 /** Handlers for every group of the API, derived from the registry. */
-export const layerHandlers = Layer.mergeAll(healthHandlers, ...allResources.map(resourceHandlers))
+export const layerHandlers = makeHandlers(Api, allResources)

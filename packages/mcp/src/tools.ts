@@ -4,10 +4,11 @@ import {
   type DomainError,
   fieldErrors,
   type InvalidRequest,
+  actionParameters,
   invalid,
   type Lookup,
+  type ResourceAction,
   type Principal,
-  type ResourceDefinition,
   ResourceEngine,
   Tenancy
 } from "@erp/core"
@@ -18,7 +19,7 @@ import { listArguments, toQueryParams, unsupportedListArguments } from "./list-a
 
 export type ToolArguments = Readonly<Record<string, unknown>>
 
-type Writes = NonNullable<ResourceDefinition<unknown, never, never>["write"]>
+type Writes = NonNullable<AnyResource["write"]>
 
 /** One MCP tool: what `tools/list` shows, and what a call runs for the authenticated caller. */
 export interface ToolDefinition {
@@ -198,13 +199,60 @@ const deleteTool = (resource: AnyResource): ToolDefinition => {
   }
 }
 
+/** `allocate_payable`: a declared action, its path parameters and body fields as arguments beside the id. */
+const actionTool = (resource: AnyResource, action: ResourceAction): ToolDefinition => {
+  const parameters = actionParameters(action)
+  const ids = Schema.Struct({
+    id: idArgument(resource),
+    ...Object.fromEntries(parameters.map((name) => [name, Schema.String.annotations({ description: `UUID (${name})` })]))
+  })
+  const idSchema = inputJsonSchema(ids)
+  const body = action.input ? inputJsonSchema(action.input) : undefined
+  for (const name of Object.keys(body?.properties ?? {})) {
+    if (name in idSchema.properties) throw new Error(`${resource.name}.${action.name}: body field "${name}" clashes with a path argument`)
+  }
+  const name = toolName(action.name, resource.singular)
+  const writes = action.permission !== "read"
+  return {
+    name,
+    title: action.summary,
+    description: `${action.description} ${resource.description}`,
+    inputSchema: {
+      ...(body ?? { type: "object", additionalProperties: false }),
+      type: "object",
+      properties: { ...idSchema.properties, ...body?.properties },
+      required: [...idSchema.required, ...(body?.required ?? [])]
+    },
+    annotations: { title: action.summary, readOnlyHint: !writes, destructiveHint: action.method === "DELETE", idempotentHint: false, openWorldHint: false },
+    run: (principal, input) => {
+      const given: Record<string, unknown> = {}
+      const rest: Record<string, unknown> = {}
+      for (const [key, value] of Object.entries(input)) (key === "id" || parameters.includes(key) ? given : rest)[key] = value
+      const extra = Object.keys(rest)
+      if (!action.input && extra.length > 0) {
+        return Effect.fail(invalid(`Invalid arguments: ${extra.join(", ")} ${extra.length > 1 ? "are" : "is"} not an argument of this tool`, "INVALID_ARGUMENTS",
+          Object.fromEntries(extra.map((key) => [key, ["is not an argument of this tool"]]))))
+      }
+      return decodeArguments(ids, given).pipe(
+        Effect.flatMap((decoded) => {
+          const record = decoded as Readonly<Record<string, unknown>>
+          const params = Object.fromEntries(parameters.map((parameter) => [parameter, String(record[parameter])]))
+          return withEngine((engine) => engine.action(resource, action, principal, String(record.id), params, action.input ? rest : undefined))
+        }),
+        Effect.map((output) => output ?? { id: String(given.id), done: true })
+      )
+    }
+  }
+}
+
 /** The tools of one declared resource: list and get; search and lookups where declared; writes where it takes them. */
 export const resourceTools = (resource: AnyResource): ReadonlyArray<ToolDefinition> => [
   listTool(resource),
   ...(resource.searchRoute ? [searchTool(resource, resource.searchRoute.required)] : []),
   getTool(resource),
   ...(resource.lookups ?? []).map((lookup) => lookupTool(resource, lookup)),
-  ...(resource.write ? [createTool(resource, resource.write), updateTool(resource, resource.write), deleteTool(resource)] : [])
+  ...(resource.write ? [createTool(resource, resource.write), updateTool(resource, resource.write), deleteTool(resource)] : []),
+  ...(resource.actions ?? []).map((action) => actionTool(resource, action))
 ]
 
 const noArguments = (input: ToolArguments): Effect.Effect<void, InvalidRequest> => {

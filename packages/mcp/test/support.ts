@@ -1,5 +1,5 @@
 import { Authenticator, type InvalidRequest, type Principal, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
-import { makeMcpServer } from "@erp/mcp"
+import { makeMcpServer, type ToolDefinition } from "@erp/mcp"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Effect, type ManagedRuntime } from "effect"
@@ -16,9 +16,10 @@ export interface ToolCall {
 /** An SDK client talking to a fresh server in memory, as an agent host would over a real transport. */
 export const connectClient = async <R>(
   runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Tenancy, unknown>,
-  principal: Effect.Effect<Principal, Unauthenticated | InvalidRequest, R>
+  principal: Effect.Effect<Principal, Unauthenticated | InvalidRequest, R>,
+  tools?: ReadonlyArray<ToolDefinition>
 ) => {
-  const server = makeMcpServer({ principal, runtime })
+  const server = makeMcpServer({ principal, runtime, ...(tools ? { tools } : {}) })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: "erp-test", version: "0.0.0" })

@@ -1,5 +1,5 @@
 import {
-  catalogResources,
+  allResources,
   ALL_PERMISSIONS,
   layerCore,
   parsePermissionSpecs,
@@ -28,14 +28,15 @@ const toolNames = (resource: (typeof resources)[number]) => {
   }
 }
 
-/** The read-only catalogs' tools: list and get, plus their search route and lookups. */
-const catalogToolNames = catalogResources.flatMap((resource) => {
+/** The read-only resources' tools (catalogs, the change feed) and every lookup: list and get, plus their search route and lookups. */
+const readToolNames = allResources.flatMap((resource) => {
+  if (resource.write) return (resource.lookups ?? []).map((lookup) => `get_${resource.singular.replace(/[^A-Za-z0-9]+/g, "_")}_by_${lookup.name.replace(/[^A-Za-z0-9]+/g, "_")}`)
   const noun = (name: string) => name.replace(/[^A-Za-z0-9]+/g, "_")
   return [
     `list_${noun(resource.name)}`,
     `get_${noun(resource.singular)}`,
     ...(resource.searchRoute ? [`search_${noun(resource.name)}`] : []),
-    ...(resource.lookups ?? []).map((lookup) => `get_${noun(resource.singular)}_by_${lookup.name}`)
+    ...(resource.lookups ?? []).map((lookup) => `get_${noun(resource.singular)}_by_${noun(lookup.name)}`)
   ]
 })
 
@@ -75,7 +76,7 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
   describe("tools/list", () => {
     it("offers list_tenants, the five tools of every business resource and the catalogs' read tools, and nothing else", async () => {
       const { tools } = await admin.client.listTools()
-      const expected = ["list_tenants", ...resources.flatMap((resource) => Object.values(toolNames(resource))), ...catalogToolNames]
+      const expected = ["list_tenants", ...resources.flatMap((resource) => Object.values(toolNames(resource))), ...readToolNames]
       expect(tools.map((tool) => tool.name).sort()).toEqual([...expected].sort())
       for (const tool of tools) {
         expect(tool.inputSchema.type, tool.name).toBe("object")
@@ -144,6 +145,16 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
     expect((await admin.ok("get_product", { id: created.id, with_deleted: true })).deleted_at).toEqual(expect.any(String))
     expect((await admin.ok("list_products", { filters: { name: `${name} (oak)` } })).data).toEqual([])
     expect((await admin.ok("list_products", { filters: { name: `${name} (oak)` }, with_deleted: true })).data).toHaveLength(1)
+  })
+
+  it("finds a supplier by tax id and reads the change feed its writes left", async () => {
+    const created = await admin.ok("create_supplier", { legal_name: uniqueName("Torrefação"), tax_id: "529.982.247-25", country_code: "Brasil" })
+    expect(created).toMatchObject({ tax_id: "52998224725", tax_id_type: "CPF", type: "individual", country_code: "BR" })
+    expect((await admin.ok("get_supplier_by_tax_id", { taxId: "529.982.247-25" })).id).toBe(created.id)
+    await admin.ok("update_supplier", { id: created.id, trade_name: "Serra" })
+    const feed = await admin.ok("list_events", { filters: { resource_id: created.id } })
+    expect(feed.data.map((event: { type: string }) => event.type)).toEqual(["suppliers.create", "suppliers.update"])
+    expect((await readOnly.refused("list_events", {}, 403)).code).toBe("PERMISSION_DENIED")
   })
 
   it("walks a list page by page with next_cursor, visiting each record once", async () => {
@@ -281,7 +292,7 @@ describe("a tool that fails unexpectedly", () => {
   const broken = Effect.die(new Error("the disk caught fire"))
   const logged: Array<string> = []
   const runtime = ManagedRuntime.make(Layer.mergeAll(
-    Layer.succeed(ResourceEngine, { list: () => broken, search: () => broken, get: () => broken, lookup: () => broken, create: () => broken, update: () => broken, remove: () => broken }),
+    Layer.succeed(ResourceEngine, { list: () => broken, search: () => broken, get: () => broken, lookup: () => broken, create: () => broken, update: () => broken, remove: () => broken, restore: () => broken, action: () => broken }),
     Layer.succeed(Tenancy, Tenancy.of({ getTenant: () => Effect.succeed({ id: principal.tenantId, name: "Stub", country_code: "BR" }) } as never)),
     Logger.replace(Logger.defaultLogger, Logger.make(({ message, cause }) => logged.push(`${String(message)} ${Cause.pretty(cause)}`)))
   ))

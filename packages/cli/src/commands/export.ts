@@ -1,17 +1,7 @@
-import { type AnyResource, type Page, type Principal, ResourceEngine, resources, Tenancy } from "@erp/core"
+import { type AnyResource, type Page, ResourceEngine, resources } from "@erp/core"
 import { type Command } from "commander"
 import { Effect } from "effect"
-import { CliFailure, runWithCore, type StoreFlags } from "../runtime.js"
-
-/** The operator acts as the tenant's admin for an export. */
-const operatorFor = (tenantId: string) =>
-  Effect.map(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(tenantId)), (tenant): Principal => ({
-    tenantId: tenant.id,
-    tenantCountry: tenant.country_code,
-    actor: { kind: "user", id: "operator", email: "operator@cli" },
-    role: "admin",
-    grants: new Map()
-  }))
+import { CliFailure, operatorFor, runWithCore, type StoreFlags } from "../runtime.js"
 
 /** Walks every page of a resource with the engine (keyset cursors), writing JSON lines. */
 const exportAll = (resource: AnyResource, tenantId: string, params: ReadonlyArray<readonly [string, string]>, write: (line: string) => void) =>

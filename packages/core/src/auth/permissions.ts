@@ -1,13 +1,10 @@
 import { Either } from "effect"
 import { ACTIONS, type Action } from "../engine/resource.js"
 import { type InvalidRequest, invalid } from "../errors.js"
-import { resources } from "../resources/index.js"
+import { allResources } from "../resources/index.js"
 
-/** Read-only reference catalogs; each has its own `read` permission. */
-export const CATALOG_CODES = ["banks", "payment-methods", "units-of-measurement", "countries", "states", "cities"] as const
-
-/** Every `resource_code` a permission can name. */
-export const resourceCodes = (): ReadonlyArray<string> => [...resources.map((resource) => resource.name), ...CATALOG_CODES]
+/** Every `resource_code` a permission can name: business resources, the change feed (`events`) and the catalogs. */
+export const resourceCodes = (): ReadonlyArray<string> => allResources.map((resource) => resource.name)
 
 export interface PermissionGrant {
   readonly resource_code: string

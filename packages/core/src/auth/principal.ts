@@ -10,6 +10,8 @@ export type Grants = ReadonlyMap<string, ReadonlySet<Action>>
 export type Actor =
   | { readonly kind: "api_key"; readonly id: string; readonly name: string }
   | { readonly kind: "user"; readonly id: string; readonly email: string }
+  /** An operator's tool acting as a tenant's admin: the CLI, or the embedding app through core. */
+  | { readonly kind: "operator"; readonly id: string }
 
 /** Who is calling, for which tenant, with which rights. Every core operation takes one. */
 export interface Principal {
@@ -22,6 +24,15 @@ export interface Principal {
   /** OAuth scopes granted to the token: they narrow what the role allows, never widen it. */
   readonly scopes?: Grants
 }
+
+/** The operator (CLI, embedding app) acting as a tenant's admin; `name` says which tool, for the event log. */
+export const operatorPrincipal = (tenant: { readonly id: string; readonly country_code: string }, name = "cli"): Principal => ({
+  tenantId: tenant.id,
+  tenantCountry: tenant.country_code,
+  actor: { kind: "operator", id: name },
+  role: "admin",
+  grants: new Map()
+})
 
 export class CurrentPrincipal extends Context.Tag("erp/core/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
 

@@ -1,19 +1,11 @@
 import { Schema } from "effect"
+import { type FilterOptions, stored, timestamp } from "../engine/field.js"
 import type { FilterField } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
 import type { Lookup } from "../engine/resource.js"
 
-export const CatalogTimestamps = { created_at: Schema.String, updated_at: Schema.String }
-
-export const catalogTimestamps = (row: Readonly<Record<string, unknown>>) => ({
-  created_at: row.created_at as string,
-  updated_at: row.updated_at as string
-})
-
-export const catalogTimestampFilters: Record<string, FilterField> = {
-  created_at: { type: "datetime", sortable: true },
-  updated_at: { type: "datetime", sortable: true }
-}
+/** Catalog rows are global and never deleted: created and updated only. */
+export const catalogTimestamps = () => ({ created_at: timestamp(), updated_at: timestamp() })
 
 /** Titles and descriptions per language, filterable as `title_en`, `title_pt`, `title_es`. */
 export const Translations = Schema.Record({ key: Schema.String, value: Schema.String })
@@ -24,9 +16,14 @@ export const titleFilters: Record<string, FilterField> = Object.fromEntries(
 
 export const upper = (value: string) => value.trim().toUpperCase()
 
-/** Picks the named columns of a row, as stored. */
-export const pick = <K extends string>(row: Readonly<Record<string, unknown>>, keys: ReadonlyArray<K>): Record<K, unknown> =>
-  Object.fromEntries(keys.map((key) => [key, row[key] ?? null])) as Record<K, unknown>
+/** A catalog's stored text (`char` codes filter through `::text`). */
+export const textField = <N extends boolean = false>(options: { readonly nullable?: N; readonly filter?: boolean | FilterOptions; readonly description?: string } = {}) =>
+  stored<string, N>("text", Schema.String, { filter: true, ...options })
+
+export const intField = <N extends boolean = false>(options: { readonly nullable?: N; readonly filter?: boolean | FilterOptions } = {}) =>
+  stored<number, N>("integer", Schema.Int, { filter: true, ...options })
+
+export const boolField = () => stored("boolean", Schema.Boolean, { filter: true })
 
 /** Visible when `country_codes` is empty (universal) or holds the tenant's country. */
 export const forTenantCountry = (country: string): FilterNode => ({
@@ -38,9 +35,11 @@ export const forTenantCountry = (country: string): FilterNode => ({
   ]
 })
 
-/** Filters of catalogs scoped by `country_codes`. */
-export const countryCodesFilters: Record<string, FilterField> = {
-  country_codes: { type: "string", array: true, description: "eq: available in that country (ISO2)" },
+/** Catalogs scoped by `country_codes`: the list itself, and whether a row is universal. */
+export const countryCodes = () =>
+  stored("jsonb", Schema.Array(Schema.String), { array: true, filter: { description: "eq: available in that country (ISO2)" } })
+
+export const universalFilter: Record<string, FilterField> = {
   universal: { type: "boolean", sql: "(jsonb_array_length(r.country_codes) = 0)", description: "true: available in every country" }
 }
 

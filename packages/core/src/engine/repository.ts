@@ -1,13 +1,14 @@
 import { Context, type Effect, type Option } from "effect"
-import type { Conflict } from "../errors.js"
+import type { Conflict, Unprocessable } from "../errors.js"
 import type { CursorPosition } from "./cursor.js"
+import type { ChildPlan } from "./draft.js"
 import type { FilterNode } from "./filter.js"
 import type { ListQuery } from "./list-query.js"
-import type { AnyResource, ColumnValues } from "./resource.js"
+import type { AnyResource, ChildCollection, Row } from "./resource.js"
 
-/** A row of a page with the key that positions it (sort value, id). */
+/** A record of a page (decoded, embeds and children in place) with the key that positions it (sort value, id). */
 export interface KeyedRecord {
-  readonly record: unknown
+  readonly record: Row
   readonly key: readonly [sortValue: unknown, id: string]
 }
 
@@ -18,7 +19,21 @@ export interface PageRequest {
   readonly take: number
 }
 
-/** Storage of business records, always scoped by tenant. Implemented over SQL in `store/`. */
+export interface FindOptions {
+  readonly withDeleted?: boolean
+  /** Lock the row (and its children) for the rest of the unit of work. */
+  readonly forUpdate?: boolean
+  /** A visibility filter the record must also match. */
+  readonly scope?: FilterNode
+}
+
+type WriteFailure = Conflict | Unprocessable
+
+/**
+ * Storage of records, always scoped by tenant. Records come back decoded by the
+ * resource's row schema, with embeds and children in place (hidden stored fields
+ * included: the engine strips them before answering). Implemented over SQL in `store/`.
+ */
 export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository")<ResourceRepository, {
   /** Rows in walking order: for `previous`, nearest first. */
   readonly page: (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => Effect.Effect<ReadonlyArray<KeyedRecord>>
@@ -31,25 +46,16 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
     key: readonly [unknown, string]
   ) => Effect.Effect<boolean>
   /** The first row matching `filter` (validated against the declared fields). */
-  readonly findOne: (
-    resource: AnyResource,
-    tenantId: string,
-    filter: FilterNode,
-    options?: { readonly withDeleted?: boolean; readonly forUpdate?: boolean }
-  ) => Effect.Effect<Option.Option<unknown>>
-  /** By id, optionally within a visibility filter. */
-  readonly findById: (
-    resource: AnyResource,
-    tenantId: string,
-    id: string,
-    options?: { readonly withDeleted?: boolean; readonly forUpdate?: boolean; readonly scope?: FilterNode }
-  ) => Effect.Effect<Option.Option<unknown>>
-  readonly insert: (resource: AnyResource, tenantId: string, values: ColumnValues) => Effect.Effect<string, Conflict>
-  readonly update: (resource: AnyResource, tenantId: string, id: string, values: ColumnValues) => Effect.Effect<boolean, Conflict>
-  readonly softDelete: (resource: AnyResource, tenantId: string, id: string) => Effect.Effect<boolean>
-}>() {}
+  readonly findOne: (resource: AnyResource, tenantId: string, filter: FilterNode, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
+  readonly findById: (resource: AnyResource, tenantId: string, id: string, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
+  /** Of `ids`, those that name no live record of `resource` the tenant can see. */
+  readonly missing: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>) => Effect.Effect<ReadonlyArray<string>>
 
-/** Runs an effect in one database transaction (business writes and their outbox rows commit together). */
-export class Transactions extends Context.Tag("erp/core/Transactions")<Transactions, {
-  readonly run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  readonly insert: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<string, WriteFailure>
+  readonly update: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<void, WriteFailure>
+  /** Sets or clears `deleted_at`; false when the record was not in the opposite state. */
+  readonly setDeleted: (resource: AnyResource, tenantId: string, id: string, deleted: boolean) => Effect.Effect<boolean, WriteFailure>
+  readonly writeChildren: (collection: ChildCollection, tenantId: string, parentId: string, plan: ChildPlan) => Effect.Effect<void, WriteFailure>
+  /** The next number of a per-tenant sequence (`record_number`): gapless, since it commits or rolls back with the write. */
+  readonly nextNumber: (tenantId: string, sequence: string) => Effect.Effect<number>
 }>() {}

@@ -1,39 +1,109 @@
-import type { Effect, Schema } from "effect"
-import type { InvalidRequest, Unprocessable } from "../errors.js"
-import type { CatalogLookup } from "../catalogs/lookup.js"
+import { type Effect, Schema } from "effect"
 import type { Principal } from "../auth/principal.js"
-import type { FilterField } from "./fields.js"
+import type { CatalogLookup } from "../catalogs/lookup.js"
+import type { Conflict, InvalidRequest, NotFound, Unprocessable } from "../errors.js"
+import type { AnyField, ColumnType, Fields, RecordOf, ResourceRef } from "./field.js"
+import type { FieldType, FilterField } from "./fields.js"
 import type { FilterNode } from "./filter.js"
+import { createInputSchema, hiddenNames, readOnlyNames, recordSchema, rowSchema, updateInputSchema } from "./schemas.js"
 
 export type Action = "read" | "create" | "update" | "delete"
 export const ACTIONS: ReadonlyArray<Action> = ["read", "create", "update", "delete"]
 
 export type SortOrder = "asc" | "desc"
 
-/** How a value is cast when written: column names and casts come only from declarations. */
-export type ColumnType = "text" | "uuid" | "numeric" | "date" | "timestamptz" | "boolean" | "jsonb" | "integer"
+export type { ColumnType } from "./field.js"
 
-export type ColumnValues = Readonly<Record<string, unknown>>
+/** A record as the store holds it in memory: field name to value. */
+export type Row = Readonly<Record<string, unknown>>
 
 /** What a write rule may know about the caller. */
 export interface WriteContext {
   readonly tenantId: string
   readonly tenantCountry: string
+  readonly principal: Principal
 }
 
-export type WriteError = Unprocessable | InvalidRequest
+/** What rules and actions may refuse with: 400, 404 (an allocation that is not there), 409, 422. */
+export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound
 
-/** How a resource is written, for the resources that take writes (catalogs do not). */
-export interface ResourceWrites<Rec, Create, Update> {
-  readonly createInput: Schema.Schema.AnyNoContext
-  readonly updateInput: Schema.Schema.AnyNoContext
-  /** A valid create body: shown in OpenAPI and tool descriptions, used by the generic contract tests. */
-  readonly example: Readonly<Record<string, unknown>>
-  /** Column values for a new row, from decoded input; may look up catalogs and refuse with 422. */
-  fromCreate(input: Create, context: WriteContext): Effect.Effect<ColumnValues, WriteError, CatalogLookup>
-  /** Column values to change, from decoded input and the current record. */
-  fromUpdate(input: Update, current: Rec, context: WriteContext): Effect.Effect<ColumnValues, WriteError, CatalogLookup>
+/** Services the engine offers to write rules (catalog matching, references). */
+export type WriteServices = CatalogLookup
+
+/** One child of a collection while a write is being prepared. */
+export interface ChildDraft {
+  /** The child's id when it already exists (kept by an update). */
+  readonly id: string | undefined
+  /** The child as stored before this write. */
+  readonly current: Row | undefined
+  /** Its state after the write: the current values with what was sent applied. */
+  readonly values: Row
 }
+
+/**
+ * A write being prepared: the record before it (`current`, absent on create),
+ * what was sent (`input`, decoded), and the state the write will store (`values`
+ * for the header's stored fields, `children` per collection, in order).
+ */
+export interface Draft {
+  readonly operation: "create" | "update"
+  readonly current: Row | undefined
+  readonly input: Row
+  readonly values: Row
+  readonly children: Readonly<Record<string, ReadonlyArray<ChildDraft>>>
+}
+
+/** Values a computation sets: header fields, and per collection one partial row per child (by position). */
+export interface Computed {
+  readonly values?: Row
+  readonly children?: Readonly<Record<string, ReadonlyArray<Row>>>
+}
+
+/** Which fields PATCH may change in a state: all accepted ones, a list, or none (not even `{}`). */
+export type Editable = "all" | "none" | ReadonlyArray<string>
+
+export interface StatusMachine {
+  readonly field: string
+  readonly initial: string
+  readonly states: Readonly<Record<string, { readonly editable: Editable; readonly description?: string }>>
+  /** Where a PATCH may move the status, when clients may write it. */
+  readonly transitions?: Readonly<Record<string, ReadonlyArray<string>>>
+  /** Recomputes the status after every write (payables: by their allocations). */
+  readonly derive?: (draft: Draft, context: WriteContext) => string
+}
+
+/** An operation beyond CRUD on one record: `POST /payables/{id}/allocate`. */
+export interface ResourceAction {
+  /** Endpoint and tool name stem, e.g. `allocate`. */
+  readonly name: string
+  readonly method: "POST" | "DELETE"
+  /** Under `/<resource>/{id}/`; `:name` segments are path parameters (UUIDs), e.g. `allocate/:allocationId`. */
+  readonly path: string
+  readonly permission: Action
+  readonly summary: string
+  readonly description: string
+  /** The request body; absent: the action takes none. */
+  readonly input?: Schema.Schema.AnyNoContext
+  /** The answer; absent: 204 with no body. */
+  readonly output?: Schema.Schema.AnyNoContext
+  readonly successStatus?: 200 | 201
+  readonly run: (context: ActionContext, input: unknown) => Effect.Effect<unknown, WriteError, ActionServices>
+}
+
+/** What an action sees: the caller, the record (locked for the action's transaction), its path parameters. */
+export interface ActionContext {
+  readonly principal: Principal
+  readonly resource: AnyResource
+  readonly current: Row
+  readonly params: Readonly<Record<string, string>>
+}
+
+/** Services an action may use: the repository (its writes join the action's unit of work) and the unit of work itself. */
+export type ActionServices = WriteServices | import("./unit-of-work.js").UnitOfWork | import("./repository.js").ResourceRepository
+
+/** Path parameters of an action's path (`allocate/:allocationId`), beside the record's id. */
+export const actionParameters = (action: Pick<ResourceAction, "path">): ReadonlyArray<string> =>
+  action.path.split("/").filter((segment) => segment.startsWith(":")).map((segment) => segment.slice(1))
 
 /** Which rows a principal sees, as a filter over the declared fields, and where it applies. */
 export interface Visibility {
@@ -61,27 +131,31 @@ export interface Lookup {
   readonly normalize?: (value: string) => string
 }
 
-/**
- * One resource, declared once. The engine, the SQL repository, HTTP routes,
- * OpenAPI, MCP tools and CLI export are all derived from this value.
- */
-export interface ResourceDefinition<Rec = unknown, Create = unknown, Update = unknown> {
+/** What a resource author writes: its fields once, and the rules around them. */
+export interface ResourceDeclaration<F extends Fields> {
   /** Path segment and permission `resource_code`, e.g. `products`. */
   readonly name: string
   /** Singular for tool and operation names, e.g. `product`. */
   readonly singular: string
   readonly title: string
   readonly description: string
+  /** Stem of the schema identifiers in OpenAPI (`Product`, `ProductCreate`); defaults to the title without spaces. */
+  readonly identifier?: string
   /** Machine code of the 404 body, e.g. `PRODUCT_NOT_FOUND`. */
   readonly notFoundCode: string
   readonly adminOnly?: boolean
-  /** Write operations emit `<name>.<action>` events. */
-  readonly emitsEvents?: boolean
+  /** Subscribable: every write records one `<name>.<action>` event (spec "Events"). */
+  readonly events?: boolean
 
-  /** The record as answered (JSON shape). */
-  readonly record: Schema.Schema.AnyNoContext
+  readonly table: string
+  /** Tenant rows (`tenant_id`, soft delete) or a global catalog. Default `tenant`. */
+  readonly storage?: "tenant" | "catalog"
+  /** Tenant rows leave with `deleted_at` (default) or are never removed (the event log). */
+  readonly softDelete?: boolean
 
-  readonly filters: Readonly<Record<string, FilterField>>
+  readonly fields: F
+  /** Filters beyond the fields: selectors and sub-selects over alias `r`. */
+  readonly filters?: Readonly<Record<string, FilterField>>
   readonly defaultSort: { readonly field: string; readonly order: SortOrder }
   /** The table has `search_vector` (and with `payload`, `payload_vector` over metadata). */
   readonly search?: { readonly payload: boolean }
@@ -92,31 +166,187 @@ export interface ResourceDefinition<Rec = unknown, Create = unknown, Update = un
   readonly lookups?: ReadonlyArray<Lookup>
   readonly visibility?: Visibility
 
-  readonly table: string
-  /** Tenant rows (`tenant_id`, soft delete) or a global catalog. Default `tenant`. */
-  readonly storage?: "tenant" | "catalog"
-  /** Default `uuid`; geography catalogs keep integer ids. */
-  readonly idType?: "uuid" | "integer"
-  /** Stored columns and their SQL types; `id` and timestamps are implicit. */
-  readonly columns: Readonly<Record<string, ColumnType>>
-  /** Joins over alias `r` for embedded objects, and the joined columns they add to the select list. */
-  readonly joins?: { readonly sql: string; readonly select: string }
-  toRecord(row: Readonly<Record<string, unknown>>): Rec
-
-  /** Present for resources that take create, update and delete. */
-  readonly write?: ResourceWrites<Rec, Create, Update>
+  /** Present for resources that take create, update and delete: a valid create body for docs and contract tests. */
+  readonly writes?: { readonly example: Row }
+  /** A per-tenant sequence, gapless under concurrency, set on create. */
+  readonly numbering?: { readonly field: string }
+  readonly status?: StatusMachine
+  /** Rules over the draft after input is applied: resolve references, refuse with 422, fill derived stored values. */
+  readonly rules?: (draft: Draft, context: WriteContext) => Effect.Effect<Draft, WriteError, WriteServices>
+  /** Pure computation over header and children (totals with bignumber.js); its fields are read-only to clients. */
+  readonly compute?: (draft: Draft) => Computed
+  readonly actions?: ReadonlyArray<ResourceAction>
 }
 
-/** Erases a definition's type parameters for registries; method parameters stay checked where defined. */
-export type AnyResource = ResourceDefinition<unknown, never, never>
+/** A child collection, compiled. */
+export interface ChildCollection {
+  readonly name: string
+  readonly table: string
+  readonly parentKey: string
+  readonly fields: Fields
+  readonly columns: Readonly<Record<string, ColumnType>>
+  readonly row: Schema.Schema<any, any>
+  readonly maxItems: number
+  readonly required: boolean
+  readonly softDelete: boolean
+  readonly writable: boolean
+}
 
-export const defineResource = <Rec, Create, Update>(
-  definition: ResourceDefinition<Rec, Create, Update>
-): ResourceDefinition<Rec, Create, Update> => definition
+/**
+ * One resource, compiled from its declaration: the engine, the SQL repository,
+ * HTTP routes, OpenAPI, MCP tools and CLI export are all derived from this value.
+ */
+export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaration<Fields>, "writes"> {
+  readonly identifier: string
+  readonly idType: "uuid" | "integer"
+  /** The record as answered (JSON shape); `R` is its type (see `RecordType`). */
+  readonly record: Schema.Schema<any, any>
+  readonly _record?: R
+  /** Decodes an assembled row into the full record (hidden stored fields included). */
+  readonly row: Schema.Schema<any, any>
+  readonly filters: Readonly<Record<string, FilterField>>
+  /** Stored columns and their types (`id` and timestamps included). */
+  readonly columns: Readonly<Record<string, ColumnType>>
+  /** Stored fields the engine may write (inputs and computed ones; not ids, timestamps or expressions). */
+  readonly writable: ReadonlyArray<string>
+  readonly readOnly: ReadonlyArray<string>
+  readonly hidden: ReadonlyArray<string>
+  readonly children: ReadonlyArray<ChildCollection>
+  readonly write?: {
+    readonly createInput: Schema.Schema.AnyNoContext
+    readonly updateInput: Schema.Schema.AnyNoContext
+    /** A valid create body: shown in OpenAPI and tool descriptions, used by the generic contract tests. */
+    readonly example: Row
+  }
+}
 
-export const isTenantOwned = (resource: AnyResource): boolean => (resource.storage ?? "tenant") === "tenant"
+/** Erases a definition's type parameter for registries. */
+export type AnyResource = ResourceDefinition<unknown>
+
+/** The record type of a compiled resource: `RecordType<typeof products>`. */
+export type RecordType<D> = D extends ResourceDefinition<infer R> ? R : never
+
+const FILTER_TYPE: Record<ColumnType, FieldType | undefined> = {
+  text: "string",
+  uuid: "uuid",
+  numeric: "number",
+  integer: "number",
+  date: "date",
+  timestamptz: "datetime",
+  boolean: "boolean",
+  jsonb: undefined
+}
+
+const entries = (fields: Fields) => Object.entries(fields) as Array<[string, AnyField]>
+
+/** Stored columns of a field map (its table's own, embeds and children excluded). */
+const columnsOf = (fields: Fields): Record<string, ColumnType> =>
+  Object.fromEntries(entries(fields).filter(([, field]) => field.column && !field.column.virtual).map(([name, field]) => [name, field.column!.type]))
+
+/** Fields the engine writes: clients' inputs and computed stored fields, never generated or derived ones. */
+const writableOf = (fields: Fields): ReadonlyArray<string> =>
+  entries(fields).filter(([, field]) => field.column && !field.column.generated && !field.column.virtual).map(([name]) => name)
+
+/** Filters of the fields, plus the keys inside jsonb blocks that declare them. */
+const filtersOf = (fields: Fields): Record<string, FilterField> => {
+  const filters: Record<string, FilterField> = {}
+  for (const [name, field] of entries(fields)) {
+    if (field.filter) filters[name] = field.column?.sql && !field.filter.sql ? { ...field.filter, sql: field.column.sql } : field.filter
+    for (const [key, type] of Object.entries(field.blockFilters ?? {})) {
+      const text = `(r.${name}->>'${key}')`
+      filters[`${name}.${key}`] = { type, nullable: true, sql: type === "boolean" ? `${text}::boolean` : text }
+    }
+  }
+  return filters
+}
+
+const pascal = (text: string) => text.split(/[^A-Za-z0-9]+/).filter(Boolean).map((word) => word[0].toUpperCase() + word.slice(1)).join("")
+
+const compileChildren = (fields: Fields): ReadonlyArray<ChildCollection> =>
+  entries(fields).flatMap(([name, field]) => {
+    const spec = field.children
+    if (!spec) return []
+    // The parent key is the engine's to set: never written from a body, never changed.
+    const declared = resolveSelf(spec.fields)
+    const parentKey = declared[spec.parentKey]
+    const childFields: Fields = parentKey?.column
+      ? { ...declared, [spec.parentKey]: { ...parentKey, column: { ...parentKey.column, generated: true } } }
+      : declared
+    return [{
+      name,
+      table: spec.table,
+      parentKey: spec.parentKey,
+      fields: childFields,
+      columns: columnsOf(childFields),
+      row: rowSchema(childFields),
+      maxItems: spec.maxItems,
+      required: spec.required,
+      softDelete: spec.softDelete,
+      writable: spec.writable
+    }]
+  })
+
+/** `{self}` in a field's SQL names its own column (`r.<name>`): a constructor does not know the name it is given. */
+const resolveSelf = (fields: Fields): Fields =>
+  Object.fromEntries(
+    entries(fields).map(([name, field]) => [
+      name,
+      field.column?.sql?.includes("{self}") ? { ...field, column: { ...field.column, sql: field.column.sql.replaceAll("{self}", `r.${name}`) } } : field
+    ])
+  )
+
+/** Compiles a declaration: every schema, column list and filter derived from its fields. */
+export const defineResource = <F extends Fields>(declaration: ResourceDeclaration<F>): ResourceDefinition<RecordOf<F>> => {
+  const identifier = declaration.identifier ?? pascal(declaration.title)
+  const { writes, ...rest } = declaration
+  const fields = resolveSelf(declaration.fields)
+  for (const [name, field] of entries(fields)) {
+    if (field.filter && !field.column && !field.embed) throw new Error(`${declaration.name}.${name}: only stored or derived fields filter`)
+    if (field.column && FILTER_TYPE[field.column.type] === undefined && field.filter && !field.filter.array) {
+      throw new Error(`${declaration.name}.${name}: a jsonb field filters only as an array`)
+    }
+  }
+  return {
+    ...rest,
+    fields,
+    identifier,
+    idType: fields.id?.column?.type === "integer" ? "integer" : "uuid",
+    record: recordSchema(fields, { identifier, description: declaration.description }),
+    row: rowSchema(fields),
+    filters: { ...filtersOf(fields), ...declaration.filters },
+    columns: columnsOf(fields),
+    writable: writableOf(fields),
+    readOnly: readOnlyNames(fields),
+    hidden: hiddenNames(fields),
+    children: compileChildren(fields),
+    ...(writes
+      ? { write: { createInput: createInputSchema(fields, identifier), updateInput: updateInputSchema(fields, identifier), example: writes.example } }
+      : {})
+  }
+}
+
+export const isTenantOwned = (resource: Pick<AnyResource, "storage">): boolean => (resource.storage ?? "tenant") === "tenant"
+
+export const isSoftDeleted = (resource: Pick<AnyResource, "storage" | "softDelete">): boolean =>
+  isTenantOwned(resource) && resource.softDelete !== false
+
+/** The id column's SQL type. */
+export const idColumnType = (resource: Pick<AnyResource, "fields">): ColumnType => resource.fields.id?.column?.type ?? "uuid"
+
+export const isIntegerId = (resource: Pick<AnyResource, "fields">): boolean => idColumnType(resource) === "integer"
 
 export type Operation = "list" | "get" | "create" | "update" | "delete"
 
 export const operationsOf = (resource: AnyResource): ReadonlyArray<Operation> =>
   resource.write ? ["list", "get", "create", "update", "delete"] : ["list", "get"]
+
+/** The record as answered: stored keys whose records are embedded stay inside. */
+export const present = (resource: Pick<AnyResource, "hidden">, record: Row): Row => {
+  if (resource.hidden.length === 0) return record
+  const copy: Record<string, unknown> = { ...record }
+  for (const name of resource.hidden) delete copy[name]
+  return copy
+}
+
+/** A definition as the embeds of other resources see it. */
+export const asRef = (resource: AnyResource): ResourceRef => resource

@@ -1,14 +1,29 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { authorize, type Principal } from "../auth/principal.js"
-import type { CatalogLookup } from "../catalogs/lookup.js"
-import { type Conflict, type Forbidden, type InvalidRequest, NotFound, type Unprocessable, invalid } from "../errors.js"
+import { CatalogLookup } from "../catalogs/lookup.js"
+import { type Conflict, type FieldErrors, type Forbidden, invalid, type InvalidRequest, NotFound, type Unprocessable, unprocessable } from "../errors.js"
+import { Conflict as ConflictError } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
 import { decodeBody } from "./decode.js"
+import { applyChildren, applyInput, changedValues, childPlan, emptyPlan, withComputed } from "./draft.js"
+import type { AnyField } from "./field.js"
 import { type FilterNode, isUuid, makeCondition, parseBracketFilters } from "./filter.js"
 import { type ListShape, parseBoolean, parseListQuery, type QueryParams } from "./list-query.js"
 import type { Page } from "./page.js"
-import { ResourceRepository, Transactions } from "./repository.js"
-import type { AnyResource, WriteContext } from "./resource.js"
+import { ResourceRepository } from "./repository.js"
+import {
+  type AnyResource,
+  type ChildDraft,
+  type Draft,
+  isIntegerId,
+  isSoftDeleted,
+  present,
+  type ResourceAction,
+  type Row,
+  type WriteContext
+} from "./resource.js"
+import { checkEditable, checkTransition, stateOf } from "./status.js"
+import { type EventAction, UnitOfWork, UnitsOfWork } from "./unit-of-work.js"
 
 export const listShape = (resource: AnyResource): ListShape => ({
   filters: resource.filters,
@@ -17,7 +32,7 @@ export const listShape = (resource: AnyResource): ListShape => ({
   payloadSearchable: resource.search?.payload ?? false
 })
 
-export const notFound = (resource: AnyResource) =>
+export const notFound = (resource: Pick<AnyResource, "title" | "notFoundCode">) =>
   new NotFound({ message: `${resource.title} not found`, code: resource.notFoundCode })
 
 /** 400 for an id that is not a UUID (before any lookup). */
@@ -28,7 +43,7 @@ const MAX_INTEGER_ID = 2_147_483_647
 
 /** The resource's id type decides what a well-formed id is. */
 export const requireId = (resource: AnyResource, id: string) =>
-  resource.idType === "integer"
+  isIntegerId(resource)
     ? /^\d{1,10}$/.test(id) && Number(id) <= MAX_INTEGER_ID
       ? Effect.succeed(String(Number(id)))
       : Effect.fail(invalid(`id must be a positive integer, got "${id}"`, "INVALID_ID"))
@@ -64,7 +79,7 @@ const withDeletedParam = (params: QueryParams) =>
     Effect.zipRight(parseBoolean("with_deleted", params.find(([key]) => key === "with_deleted")?.[1]))
   )
 
-/** Catalogs take no writes; their routes are never declared, so this guards direct core use. */
+/** Catalogs and the event log take no writes; their routes are never declared, so this guards direct core use. */
 const writable = (resource: AnyResource) =>
   resource.write
     ? Effect.succeed(resource.write)
@@ -72,32 +87,76 @@ const writable = (resource: AnyResource) =>
 
 const writeContext = (principal: Principal): WriteContext => ({
   tenantId: principal.tenantId,
-  tenantCountry: principal.tenantCountry
+  tenantCountry: principal.tenantCountry,
+  principal
 })
+
+const isObject = (value: unknown): value is Row => typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * Fields the server computes, sent by a client: refused by name before anything
+ * else (400), children included (`items.0.total`).
+ */
+const refuseReadOnly = (resource: AnyResource, body: unknown): Effect.Effect<void, InvalidRequest> => {
+  if (!isObject(body)) return Effect.void
+  const fields: Record<string, Array<string>> = {}
+  for (const name of resource.readOnly) {
+    if (Object.prototype.hasOwnProperty.call(body, name)) fields[name] = ["is read-only: the server sets it"]
+  }
+  for (const collection of resource.children) {
+    const items = body[collection.name]
+    if (!collection.writable || !Array.isArray(items)) continue
+    const readOnly = Object.entries(collection.fields).filter(([, field]) => field.output && !field.input).map(([name]) => name)
+    items.forEach((item, index) => {
+      if (!isObject(item)) return
+      for (const name of readOnly) {
+        if (name !== "id" && Object.prototype.hasOwnProperty.call(item, name)) fields[`${collection.name}.${index}.${name}`] = ["is read-only: the server sets it"]
+      }
+    })
+  }
+  const names = Object.keys(fields)
+  return names.length === 0
+    ? Effect.void
+    : Effect.fail(invalid(`Invalid request body: ${names.join(", ")} ${names.length > 1 ? "are" : "is"} read-only`, "READ_ONLY_FIELD", fields as FieldErrors))
+}
+
+const childrenOf = (record: Row | undefined, name: string): ReadonlyArray<Row> | undefined =>
+  record === undefined ? undefined : (record[name] as ReadonlyArray<Row> | undefined) ?? []
 
 type ReadError = InvalidRequest | Forbidden | NotFound
 type WriteError = ReadError | Unprocessable | Conflict
 
-/** The generic use cases of every declared resource: list, get, create, update, soft delete. */
+/** The generic use cases of every declared resource. */
 export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<ResourceEngine, {
   readonly list: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
-  readonly get: (resource: AnyResource, principal: Principal, id: string, params: QueryParams) => Effect.Effect<unknown, ReadError>
-  /** One record by a declared lookup (`code`, `swift`, `iso2`, …). */
-  readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string, params?: QueryParams) => Effect.Effect<unknown, ReadError>
+  readonly get: (resource: AnyResource, principal: Principal, id: string, params: QueryParams) => Effect.Effect<Row, ReadError>
+  /** One record by a declared lookup (`code`, `swift`, `iso2`, `tax-id`, …). */
+  readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string, params?: QueryParams) => Effect.Effect<Row, ReadError>
   /** The search route: `q` required, mapped to `search`. */
   readonly search: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
-  readonly create: (resource: AnyResource, principal: Principal, body: unknown) => Effect.Effect<unknown, WriteError>
-  readonly update: (resource: AnyResource, principal: Principal, id: string, body: unknown) => Effect.Effect<unknown, WriteError>
-  readonly remove: (resource: AnyResource, principal: Principal, id: string) => Effect.Effect<void, ReadError>
+  readonly create: (resource: AnyResource, principal: Principal, body: unknown) => Effect.Effect<Row, WriteError>
+  readonly update: (resource: AnyResource, principal: Principal, id: string, body: unknown) => Effect.Effect<Row, WriteError>
+  readonly remove: (resource: AnyResource, principal: Principal, id: string) => Effect.Effect<void, WriteError>
+  /** Brings a soft-deleted record back (the panel's restore; no REST route, spec "Soft-delete lifecycle"). */
+  readonly restore: (resource: AnyResource, principal: Principal, id: string) => Effect.Effect<Row, WriteError>
+  /** Runs a declared action on one record; `undefined` for actions that answer no body. */
+  readonly action: (
+    resource: AnyResource,
+    action: ResourceAction,
+    principal: Principal,
+    id: string,
+    params: Readonly<Record<string, string>>,
+    body: unknown
+  ) => Effect.Effect<unknown, WriteError>
 }>() {
-  static readonly layer: Layer.Layer<ResourceEngine, never, ResourceRepository | Transactions | CursorSecret | CatalogLookup> =
+  static readonly layer: Layer.Layer<ResourceEngine, never, ResourceRepository | UnitsOfWork | CursorSecret | CatalogLookup> =
     Layer.effect(
       ResourceEngine,
       Effect.gen(function* () {
         const repo = yield* ResourceRepository
-        const transactions = yield* Transactions
+        const units = yield* UnitsOfWork
         const secret = (yield* CursorSecret).key
-        const lookups = yield* Effect.context<CatalogLookup>()
+        const services = yield* Effect.context<CatalogLookup | ResourceRepository>()
 
         const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, params: QueryParams) {
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
@@ -140,7 +199,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             : cursor({ direction: "previous", key: null, query: query.queryHash })
 
           return {
-            data: page.map((row) => row.record),
+            data: page.map((row) => present(resource, row.record)),
             pagination: {
               limit: query.limit,
               has_next_page: hasNext,
@@ -154,13 +213,16 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           } satisfies Page
         })
 
+        const found = (resource: AnyResource) =>
+          Option.match({ onNone: () => Effect.fail(notFound(resource)), onSome: (row: Row) => Effect.succeed(row) })
+
         const get = Effect.fn("ResourceEngine.get")(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           const withDeleted = yield* withDeletedParam(params)
           const checked = yield* requireId(resource, id)
           const scope = resource.visibility?.byId ? resource.visibility.filter(principal) : undefined
-          const found = yield* repo.findById(resource, principal.tenantId, checked, { withDeleted, ...(scope ? { scope } : {}) })
-          return yield* Option.match(found, { onNone: () => Effect.fail(notFound(resource)), onSome: Effect.succeed })
+          const row = yield* repo.findById(resource, principal.tenantId, checked, { withDeleted, ...(scope ? { scope } : {}) }).pipe(Effect.flatMap(found(resource)))
+          return present(resource, row)
         })
 
         const lookup = Effect.fn("ResourceEngine.lookup")(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {
@@ -177,8 +239,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const selectors = yield* parseBracketFilters(resource.filters, params)
           const scope = declared.scoped && selectors.length === 0 ? resource.visibility?.filter(principal) : undefined
           const filter = and(match, scope, ...selectors)!
-          const found = yield* repo.findOne(resource, principal.tenantId, filter)
-          return yield* Option.match(found, { onNone: () => Effect.fail(notFound(resource)), onSome: Effect.succeed })
+          const row = yield* repo.findOne(resource, principal.tenantId, filter).pipe(Effect.flatMap(found(resource)))
+          return present(resource, row)
         })
 
         /** `search?q=…`: a list where `q` is the (required) search text. */
@@ -190,48 +252,198 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             return yield* list(resource, principal, [...rest, ["search", q]])
           })
 
+        /** Every reference the draft sets must name a live record the tenant can see (422 naming the field). */
+        const checkReferences = (resource: AnyResource, principal: Principal, draft: Draft) =>
+          Effect.gen(function* () {
+            const problems: Record<string, Array<string>> = {}
+            const check = (fields: Readonly<Record<string, AnyField>>, values: Row, current: Row | undefined, at: string) =>
+              Effect.forEach(Object.entries(fields), ([name, field]) =>
+                Effect.gen(function* () {
+                  const value = values[name]
+                  if (!field.reference || value === null || value === undefined) return
+                  if (current !== undefined && current[name] === value) return
+                  const target = field.reference.resource() as AnyResource
+                  const missing = yield* repo.missing(target, principal.tenantId, [value as string])
+                  if (missing.length > 0) problems[`${at}${name}`] = [`does not match any ${target.title.toLowerCase()}`]
+                }), { discard: true })
+            yield* check(resource.fields, draft.values, draft.current, "")
+            for (const collection of resource.children) {
+              const drafts = draft.children[collection.name] ?? []
+              yield* Effect.forEach(drafts, (child, index) => check(collection.fields, child.values, child.current, `${collection.name}.${index}.`), { discard: true })
+            }
+            if (Object.keys(problems).length > 0) {
+              return yield* Effect.fail(unprocessable("A referenced record does not exist", problems as FieldErrors, "REFERENCE_NOT_FOUND"))
+            }
+          })
+
+        /** Rules, references, computation and status derivation: the draft as it will be stored. */
+        const prepare = (resource: AnyResource, principal: Principal, draft: Draft) =>
+          Effect.gen(function* () {
+            const context = writeContext(principal)
+            const ruled = resource.rules ? yield* resource.rules(draft, context).pipe(Effect.provide(services)) : draft
+            yield* checkReferences(resource, principal, ruled)
+            const computed = resource.compute ? withComputed(ruled, resource.compute(ruled)) : ruled
+            const machine = resource.status
+            if (!machine?.derive) return computed
+            return { ...computed, values: { ...computed.values, [machine.field]: machine.derive(computed, context) } }
+          })
+
+        const emit = (resource: AnyResource, action: EventAction, resourceId: string) =>
+          resource.events ? Effect.flatMap(UnitOfWork, (unit) => unit.emit({ resource: resource.name, action, resourceId })) : Effect.void
+
+        const draftChildren = (resource: AnyResource, input: Row, current: Row | undefined) =>
+          Effect.forEach(resource.children.filter((collection) => collection.writable), (collection) =>
+            applyChildren(collection, input[collection.name] as ReadonlyArray<Row> | undefined, childrenOf(current, collection.name)).pipe(
+              Effect.map((drafts) => [collection.name, drafts] as const)
+            )).pipe(Effect.map((pairs): Record<string, ReadonlyArray<ChildDraft>> => Object.fromEntries(pairs)))
+
+        const writeChildren = (resource: AnyResource, principal: Principal, parentId: string, draft: Draft) =>
+          Effect.forEach(resource.children.filter((collection) => collection.writable), (collection) => {
+            const plan = childPlan(collection, draft.children[collection.name] ?? [], childrenOf(draft.current, collection.name))
+            return emptyPlan(plan)
+              ? Effect.succeed(false)
+              : Effect.as(repo.writeChildren(collection, principal.tenantId, parentId, plan), true)
+          }).pipe(Effect.map((written) => written.some(Boolean)))
+
+        const reload = (resource: AnyResource, principal: Principal, id: string) =>
+          repo.findById(resource, principal.tenantId, id, { withDeleted: true }).pipe(Effect.map((row) => present(resource, Option.getOrThrow(row))))
+
+        const origin = (principal: Principal) => ({ tenantId: principal.tenantId, actor: principal.actor })
+
         const create = Effect.fn("ResourceEngine.create")(function* (resource: AnyResource, principal: Principal, body: unknown) {
           yield* authorize(principal, resource.name, "create", resource.adminOnly)
           const write = yield* writable(resource)
-          const input = yield* decodeBody(write.createInput, body)
-          const values = yield* write.fromCreate(input as never, writeContext(principal)).pipe(Effect.provide(lookups))
-          return yield* transactions.run(
+          yield* refuseReadOnly(resource, body)
+          const input = (yield* decodeBody(write.createInput, body)) as Row
+          const machine = resource.status
+          const values = applyInput(resource.fields, input, undefined)
+          if (machine) {
+            const sent = values[machine.field]
+            if (sent !== undefined && sent !== machine.initial) yield* checkTransition(machine, machine.initial, String(sent))
+          }
+          const initial: Draft = {
+            operation: "create",
+            current: undefined,
+            input,
+            values: machine && values[machine.field] === undefined ? { ...values, [machine.field]: machine.initial } : values,
+            children: yield* draftChildren(resource, input, undefined)
+          }
+          return yield* units.run(
+            origin(principal),
             Effect.gen(function* () {
-              const id = yield* repo.insert(resource, principal.tenantId, values)
-              return yield* repo.findById(resource, principal.tenantId, id).pipe(Effect.map(Option.getOrThrow))
+              const draft = yield* prepare(resource, principal, initial)
+              const numbered = resource.numbering
+                ? { ...draft.values, [resource.numbering.field]: yield* repo.nextNumber(principal.tenantId, resource.name) }
+                : draft.values
+              const id = yield* repo.insert(resource, principal.tenantId, numbered)
+              yield* writeChildren(resource, principal, id, draft)
+              yield* emit(resource, "create", id)
+              return yield* reload(resource, principal, id)
             })
           )
         })
+
+        const locked = (resource: AnyResource, principal: Principal, id: string, options: { withDeleted?: boolean } = {}) =>
+          repo.findById(resource, principal.tenantId, id, { forUpdate: true, ...options }).pipe(Effect.flatMap(found(resource)))
 
         const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown) {
           yield* authorize(principal, resource.name, "update", resource.adminOnly)
           const write = yield* writable(resource)
-          const uuid = yield* requireId(resource, id)
-          const input = yield* decodeBody(write.updateInput, body)
-          return yield* transactions.run(
+          const checked = yield* requireId(resource, id)
+          yield* refuseReadOnly(resource, body)
+          const input = (yield* decodeBody(write.updateInput, body)) as Row
+          return yield* units.run(
+            origin(principal),
             Effect.gen(function* () {
-              const current = yield* repo.findById(resource, principal.tenantId, uuid, { forUpdate: true }).pipe(
-                Effect.flatMap(Option.match({ onNone: () => Effect.fail(notFound(resource)), onSome: Effect.succeed }))
-              )
-              const values = yield* write.fromUpdate(input as never, current, writeContext(principal)).pipe(
-                Effect.provide(lookups)
-              )
-              if (Object.keys(values).length > 0) yield* repo.update(resource, principal.tenantId, uuid, values)
-              return yield* repo.findById(resource, principal.tenantId, uuid).pipe(Effect.map(Option.getOrThrow))
+              const current = yield* locked(resource, principal, checked)
+              const machine = resource.status
+              if (machine) {
+                yield* checkEditable(machine, current, Object.keys(input))
+                const sent = input[machine.field]
+                if (sent !== undefined) yield* checkTransition(machine, stateOf(machine, current), String(sent))
+              }
+              const draft = yield* prepare(resource, principal, {
+                operation: "update",
+                current,
+                input,
+                values: applyInput(resource.fields, input, current),
+                children: yield* draftChildren(resource, input, current)
+              })
+              const changed = changedValues(draft.values, current, resource.fields)
+              if (Object.keys(changed).length > 0) yield* repo.update(resource, principal.tenantId, checked, changed)
+              const childrenChanged = yield* writeChildren(resource, principal, checked, draft)
+              // A write that changed nothing records nothing: no event without a write.
+              if (Object.keys(changed).length === 0 && !childrenChanged) return present(resource, current)
+              // A child change touches the parent, so `updated_at` and the feed say the record changed.
+              if (Object.keys(changed).length === 0) yield* repo.update(resource, principal.tenantId, checked, {})
+              yield* emit(resource, "update", checked)
+              return yield* reload(resource, principal, checked)
             })
           )
         })
 
+        const softDeletable = (resource: AnyResource) =>
+          isSoftDeleted(resource) ? Effect.void : Effect.fail(invalid(`${resource.name} cannot be deleted`, "READ_ONLY"))
+
         const remove = Effect.fn("ResourceEngine.remove")(function* (resource: AnyResource, principal: Principal, id: string) {
           yield* authorize(principal, resource.name, "delete", resource.adminOnly)
           yield* writable(resource)
-          const uuid = yield* requireId(resource, id)
-          const removed = yield* repo.softDelete(resource, principal.tenantId, uuid)
-          if (!removed) return yield* Effect.fail(notFound(resource))
+          yield* softDeletable(resource)
+          const checked = yield* requireId(resource, id)
+          yield* units.run(
+            origin(principal),
+            Effect.gen(function* () {
+              const removed = yield* repo.setDeleted(resource, principal.tenantId, checked, true)
+              if (!removed) return yield* Effect.fail(notFound(resource))
+              yield* emit(resource, "delete", checked)
+            })
+          )
         })
 
-        return { list, get, lookup, search, create, update, remove }
+        const restore = Effect.fn("ResourceEngine.restore")(function* (resource: AnyResource, principal: Principal, id: string) {
+          yield* authorize(principal, resource.name, "update", resource.adminOnly)
+          yield* writable(resource)
+          yield* softDeletable(resource)
+          const checked = yield* requireId(resource, id)
+          return yield* units.run(
+            origin(principal),
+            Effect.gen(function* () {
+              const current = yield* locked(resource, principal, checked, { withDeleted: true })
+              if (current.deleted_at === null) {
+                return yield* Effect.fail(new ConflictError({ message: `This ${resource.title.toLowerCase()} is not deleted`, code: "NOT_DELETED" }))
+              }
+              yield* repo.setDeleted(resource, principal.tenantId, checked, false)
+              yield* emit(resource, "restore", checked)
+              return yield* reload(resource, principal, checked)
+            })
+          )
+        })
+
+        const action = Effect.fn("ResourceEngine.action")(function* (
+          resource: AnyResource,
+          declared: ResourceAction,
+          principal: Principal,
+          id: string,
+          params: Readonly<Record<string, string>>,
+          body: unknown
+        ) {
+          yield* authorize(principal, resource.name, declared.permission, resource.adminOnly)
+          const checked = yield* requireId(resource, id)
+          const checkedParams: Record<string, string> = {}
+          for (const [name, value] of Object.entries(params)) checkedParams[name] = yield* requireUuid(value, name)
+          const input = declared.input ? yield* decodeBody(declared.input, body) : undefined
+          return yield* units.run(
+            origin(principal),
+            Effect.gen(function* () {
+              const current = yield* locked(resource, principal, checked)
+              const output = yield* declared.run({ principal, resource, current, params: checkedParams }, input).pipe(Effect.provide(services))
+              yield* emit(resource, "update", checked)
+              return output
+            })
+          )
+        })
+
+        return { list, get, lookup, search, create, update, remove, restore, action }
       })
     )
 }
-

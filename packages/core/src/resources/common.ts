@@ -1,9 +1,11 @@
 import { Effect, Schema } from "effect"
+import { compact } from "../engine/draft.js"
+import { column, type Field, type FilterOptions } from "../engine/field.js"
+import type { FieldType } from "../engine/fields.js"
+import { isValidDate } from "../engine/filter.js"
 import type { FieldErrors } from "../errors.js"
 import { unprocessable } from "../errors.js"
-import type { FilterField } from "../engine/fields.js"
-import { isValidDate } from "../engine/filter.js"
-import type { ColumnValues } from "../engine/resource.js"
+import { Decimal, NonNegativeDecimal } from "../money/decimal.js"
 
 export const Uuid = Schema.UUID.annotations({ description: "UUID" })
 
@@ -78,72 +80,136 @@ export const CountryCode = Schema.String.pipe(
   Schema.transform(Schema.String, { strict: true, decode: (code) => code.toUpperCase(), encode: (code) => code })
 )
 
-/** Timestamps every record answers with. */
-export const Timestamps = {
-  created_at: Schema.String,
-  updated_at: Schema.String,
-  deleted_at: Schema.NullOr(Schema.String)
+// ---- Field constructors for the kinds business records share ----
+
+interface TextOptions<N extends boolean> {
+  readonly nullable?: N
+  readonly required?: boolean
+  /** Blank text is refused (codes and names); free text may be empty. */
+  readonly nonBlank?: boolean
+  readonly filter?: boolean | FilterOptions
+  readonly input?: "both" | "create"
+  readonly description?: string
 }
 
-export const timestampsOf = (row: Readonly<Record<string, unknown>>) => ({
-  created_at: row.created_at as string,
-  updated_at: row.updated_at as string,
-  deleted_at: (row.deleted_at as string | null) ?? null
-})
+/** Text stored as `text`, trimmed on input, at most `max` characters. */
+export const text = <N extends boolean = false>(max: number, options: TextOptions<N> = {}) =>
+  column<string, string, N>({
+    type: "text",
+    output: Schema.String,
+    inputSchema: options.nonBlank === false ? Text(max) : RequiredText(max),
+    ...options,
+    filter: options.filter ?? true
+  })
 
-/** Filters every soft-deletable record has. */
-export const timestampFilters: Record<string, FilterField> = {
-  id: { type: "uuid" },
-  created_at: { type: "datetime", sortable: true },
-  updated_at: { type: "datetime", sortable: true },
-  deleted_at: { type: "datetime", nullable: true }
-}
+/** Free text that may be empty (descriptions, notes). */
+export const freeText = <N extends boolean = true>(max: number, options: Omit<TextOptions<N>, "nonBlank"> = {}) =>
+  text<N>(max, { nullable: true as N, ...options, nonBlank: false })
 
-/** Filters on keys of a jsonb block, e.g. `br_data.ncm_code`. */
-export const blockFilters = (block: string, keys: ReadonlyArray<string>, type: FilterField["type"] = "string") =>
-  Object.fromEntries(
-    keys.map((key) => [`${block}.${key}`, { type, nullable: true, sql: `(r.${block}->>'${key}')${type === "boolean" ? "::boolean" : ""}` }])
-  ) as Record<string, FilterField>
+/** A choice among fixed values, stored as text. */
+export const choice = <const V extends readonly [string, ...Array<string>], N extends boolean = false>(
+  values: V,
+  options: { readonly nullable?: N; readonly required?: boolean; readonly filter?: boolean | FilterOptions; readonly description?: string; readonly input?: "both" | "create" | false } = {}
+) =>
+  column<string, V[number], N>({
+    type: "text",
+    output: Schema.String,
+    inputSchema: Schema.Literal(...values).annotations({ description: options.description ?? values.join(", ") }),
+    ...options,
+    filter: options.filter ?? true
+  })
+
+export const flag = (options: { readonly filter?: boolean | FilterOptions; readonly description?: string } = {}) =>
+  column<boolean>({ type: "boolean", output: Schema.Boolean, filter: options.filter ?? true, ...(options.description ? { description: options.description } : {}) })
+
+/** Money, quantities and rates: `numeric(20, 6)`, six-digit strings on the wire. */
+export const money = <N extends boolean = false>(
+  options: { readonly nullable?: N; readonly required?: boolean; readonly signed?: boolean; readonly filter?: boolean | FilterOptions; readonly input?: "both" | "create" | false; readonly description?: string } = {}
+) =>
+  column<string, string, N>({
+    type: "numeric",
+    output: Schema.String,
+    inputSchema: options.signed ? Decimal : NonNegativeDecimal,
+    ...options,
+    filter: options.filter ?? true
+  })
+
+export const url = <N extends boolean = true>(options: { readonly nullable?: N; readonly filter?: boolean | FilterOptions } = {}) =>
+  column<string, string, N>({ type: "text", output: Schema.String, inputSchema: Url, nullable: true as N, filter: true, ...options })
+
+/** A list of strings stored as a jsonb array: filters `eq` (has the element) and `contains` (an element contains). */
+export const stringList = (item: Schema.Schema<string, string>, maxItems: number, options: { readonly description?: string; readonly filter?: boolean } = {}) =>
+  column<ReadonlyArray<string>, ReadonlyArray<string>>({
+    type: "jsonb",
+    output: Schema.Array(Schema.String),
+    inputSchema: StringList(item, maxItems).annotations(options.description ? { description: options.description } : {}),
+    array: true,
+    filter: options.filter ?? true,
+    ...(options.description ? { description: options.description } : {})
+  })
+
+export const tags = () =>
+  column<ReadonlyArray<string>, ReadonlyArray<string>>({
+    type: "jsonb",
+    output: Schema.Array(Schema.String),
+    inputSchema: Tags,
+    array: true,
+    filter: { description: "eq: has the tag; contains: a tag contains the text" }
+  })
+
+/** Free JSON; an update merges key by key (`null` removes a key). */
+export const metadata = () =>
+  column<Readonly<Record<string, unknown>>, Readonly<Record<string, unknown>>>({
+    type: "jsonb",
+    output: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+    inputSchema: Metadata,
+    patch: "merge"
+  })
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
- * JSON merge patch (RFC 7396) one level deep: keys given replace, `null` removes,
- * keys not given stay.
+ * A country block (`br_data`, `us_data`) stored as a compact jsonb object and
+ * answered with every key (null when unset) and, for parties, the owner's id.
+ * Updates merge key by key; `null` for the whole block clears it.
  */
-export const mergePatch = (
-  current: Readonly<Record<string, unknown>> | null | undefined,
-  patch: Readonly<Record<string, unknown>>
-): Record<string, unknown> => {
-  const merged: Record<string, unknown> = { ...(current ?? {}) }
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined) continue
-    if (value === null) delete merged[key]
-    else merged[key] = value
-  }
-  return merged
+export const block = <Keys extends Schema.Struct.Fields>(spec: {
+  readonly identifier: string
+  /** The keys as answered (each nullable). */
+  readonly keys: Keys
+  readonly input: Schema.Schema<any, any>
+  /** The owner's id inside the block (`customer_id`), from the row. */
+  readonly owner?: { readonly key: string }
+  readonly filters?: Readonly<Record<string, FieldType>>
+  readonly inputOnlyKeys?: ReadonlyArray<string>
+}) => {
+  const ownerKeys = spec.owner ? { [spec.owner.key]: Schema.String } : {}
+  const output = Schema.Struct({ ...ownerKeys, ...spec.keys }).annotations({ identifier: spec.identifier })
+  const names = [...Object.keys(ownerKeys), ...Object.keys(spec.keys)]
+  const read = Schema.transform(Schema.Unknown, Schema.typeSchema(output), {
+    strict: false,
+    decode: (stored) => Object.fromEntries(names.map((name) => [name, isObject(stored) ? stored[name] ?? null : null])),
+    encode: (value) => value
+  })
+  const owner = spec.owner?.key
+  type Block = Schema.Schema.Type<typeof output>
+  return column<Block, unknown>({
+    type: "jsonb",
+    output: output as unknown as Schema.Schema<Block, any>,
+    read: read as unknown as Schema.Schema<Block, any>,
+    inputSchema: spec.input,
+    clearable: true,
+    patch: "merge",
+    ...(owner ? { select: `({self} || jsonb_build_object('${owner}', r.id))` } : {}),
+    ...(spec.filters ? { blockFilters: spec.filters } : {}),
+    ...(spec.inputOnlyKeys ? { inputOnlyKeys: spec.inputOnlyKeys } : {}),
+    normalize: (value) => {
+      if (!isObject(value)) return {}
+      const { [owner ?? "\u0000"]: _owner, ...rest } = value
+      return compact(rest)
+    }
+  })
 }
-
-/** Keeps only the keys present in `input` (undefined means "not sent"). */
-export const present = <K extends string>(input: Partial<Record<K, unknown>>, keys: ReadonlyArray<K>): ColumnValues => {
-  const values: Record<string, unknown> = {}
-  for (const key of keys) if (input[key] !== undefined) values[key] = input[key]
-  return values
-}
-
-/** A block as answered: every declared key present (null when unset), plus the owner's id. */
-export const blockOf = (
-  stored: unknown,
-  keys: ReadonlyArray<string>,
-  owner?: { readonly key: string; readonly id: string }
-): Record<string, unknown> => {
-  const source = (typeof stored === "object" && stored !== null ? stored : {}) as Record<string, unknown>
-  const block: Record<string, unknown> = owner ? { [owner.key]: owner.id } : {}
-  for (const key of keys) block[key] = source[key] ?? null
-  return block
-}
-
-/** Drops nulls so a stored block holds only what was set. */
-export const compact = (block: Readonly<Record<string, unknown>>): Record<string, unknown> =>
-  Object.fromEntries(Object.entries(block).filter(([, value]) => value !== null && value !== undefined))
 
 /** Collects 422 reasons and fails once with all of them. */
 export class Problems {
@@ -154,7 +220,9 @@ export class Problems {
   get any(): boolean {
     return Object.keys(this.fields).length > 0
   }
-  fail(message: string) {
-    return Effect.fail(unprocessable(message, this.fields as FieldErrors))
+  fail(message: string, code = "VALIDATION_FAILED") {
+    return Effect.fail(unprocessable(message, this.fields as FieldErrors, code))
   }
 }
+
+export type { Field }

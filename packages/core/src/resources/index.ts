@@ -1,12 +1,14 @@
 import type { AnyResource } from "../engine/resource.js"
 import { catalogResources } from "../catalogs/resources.js"
+import { events } from "../events/events.js"
 import { customers } from "./customers.js"
 import { products } from "./products.js"
+import { suppliers } from "./suppliers.js"
 
-/** Every business resource, in the order transports present them. Adding a resource is adding it here. */
-export const resources: ReadonlyArray<AnyResource> = [products, customers] as ReadonlyArray<AnyResource>
+/** Business resources that take writes, in the order transports present them. Adding a resource is adding it here. */
+export const resources: ReadonlyArray<AnyResource> = [products, customers, suppliers] as ReadonlyArray<AnyResource>
 
-/** Business resources and the read-only reference catalogs: what every transport serves. */
-export const allResources: ReadonlyArray<AnyResource> = [...resources, ...catalogResources]
+/** Everything every transport serves: business resources, the change feed, and the read-only reference catalogs. */
+export const allResources: ReadonlyArray<AnyResource> = [...resources, events as AnyResource, ...catalogResources]
 
-export { customers, products }
+export { customers, events, products, suppliers }

@@ -1,82 +1,27 @@
 import { Effect, Option, Schema } from "effect"
 import { CatalogLookup, type UnitRef } from "../catalogs/lookup.js"
-import { defineResource, type WriteContext } from "../engine/resource.js"
-import { NonNegativeDecimal } from "../money/decimal.js"
+import { unitsOfMeasurement } from "../catalogs/units.js"
+import { column, embedOne, id, timestamps } from "../engine/field.js"
+import { type Draft, defineResource, type RecordType, type WriteContext } from "../engine/resource.js"
 import {
-  blockFilters,
-  blockOf,
+  block,
+  choice,
   clearable,
-  compact,
   CountryCode,
   Digits,
-  mergePatch,
-  Metadata,
-  present,
+  flag,
+  freeText,
+  metadata,
+  money,
   Problems,
-  RequiredText,
-  Tags,
   Text,
-  timestampFilters,
-  Timestamps,
-  timestampsOf,
-  Url,
+  tags,
+  text,
+  url,
   Uuid
 } from "./common.js"
 
-const BR_KEYS = [
-  "ncm_code",
-  "cest_code",
-  "origin",
-  "extipi",
-  "ibs_cbs_cst",
-  "ibs_cbs_classification",
-  "ibs_cbs_operation_indicator_code",
-  "ibs_cbs_is_personal_use"
-] as const
-
-const US_KEYS = ["hts_code", "schedule_b_code", "eccn_code", "tax_code", "sales_tax_category", "country_of_origin", "upc_code"] as const
-
-export const ProductBrData = Schema.Struct({
-  ncm_code: Schema.NullOr(Schema.String),
-  cest_code: Schema.NullOr(Schema.String),
-  origin: Schema.NullOr(Schema.String),
-  extipi: Schema.NullOr(Schema.String),
-  ibs_cbs_cst: Schema.NullOr(Schema.String),
-  ibs_cbs_classification: Schema.NullOr(Schema.String),
-  ibs_cbs_operation_indicator_code: Schema.NullOr(Schema.String),
-  ibs_cbs_is_personal_use: Schema.NullOr(Schema.Boolean)
-}).annotations({ identifier: "ProductBrData" })
-
-export const ProductUsData = Schema.Struct({
-  hts_code: Schema.NullOr(Schema.String),
-  schedule_b_code: Schema.NullOr(Schema.String),
-  eccn_code: Schema.NullOr(Schema.String),
-  tax_code: Schema.NullOr(Schema.String),
-  sales_tax_category: Schema.NullOr(Schema.String),
-  country_of_origin: Schema.NullOr(Schema.String),
-  upc_code: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "ProductUsData" })
-
-export const ProductType = Schema.Literal("goods", "service").annotations({ description: "goods or service" })
-
-export const Product = Schema.Struct({
-  id: Schema.String,
-  reference_code: Schema.NullOr(Schema.String),
-  name: Schema.String,
-  description: Schema.NullOr(Schema.String),
-  tags: Schema.Array(Schema.String),
-  type: Schema.String,
-  sale_price: Schema.NullOr(Schema.String),
-  image_url: Schema.NullOr(Schema.String),
-  is_blocked: Schema.Boolean,
-  metadata: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
-  unit_of_measurement_id: Schema.NullOr(Schema.String),
-  unit_of_measurement: Schema.NullOr(Schema.Struct({ id: Schema.String, code: Schema.String, symbol: Schema.NullOr(Schema.String) })),
-  br_data: ProductBrData,
-  us_data: ProductUsData,
-  ...Timestamps
-}).annotations({ identifier: "Product", description: "A product or service the tenant sells." })
-export type Product = typeof Product.Type
+const nullable = Schema.NullOr
 
 const BrDataInput = Schema.Struct({
   ncm_code: clearable(Digits(8, "NCM code")),
@@ -102,85 +47,35 @@ const UsDataInput = Schema.Struct({
   upc_code: clearable(Digits(12, "UPC-A code"))
 }).annotations({ identifier: "ProductUsDataInput" })
 
-const inputFields = {
-  reference_code: clearable(RequiredText(100)),
-  description: clearable(Text(5000)),
-  tags: Schema.optional(Tags),
-  type: Schema.optional(ProductType),
-  sale_price: clearable(NonNegativeDecimal),
-  image_url: clearable(Url),
-  is_blocked: Schema.optional(Schema.Boolean),
-  metadata: Schema.optional(Metadata),
-  unit_of_measurement_id: clearable(Uuid),
-  br_data: clearable(BrDataInput),
-  us_data: clearable(UsDataInput)
-}
-
-export const ProductCreate = Schema.Struct({ name: RequiredText(255), ...inputFields }).annotations({
-  identifier: "ProductCreate"
-})
-export const ProductUpdate = Schema.Struct({ name: Schema.optional(RequiredText(255)), ...inputFields }).annotations({
-  identifier: "ProductUpdate"
-})
-type ProductInput = Partial<typeof ProductCreate.Type>
-
-const resolveUnitReference = (reference: string) =>
-  Effect.flatMap(CatalogLookup, (catalogs) => catalogs.findUnit(reference))
+const UnitEmbed = Schema.Struct({ id: Schema.String, code: Schema.String, symbol: Schema.NullOr(Schema.String) })
 
 const availableIn = (unit: UnitRef, country: string) => unit.country_codes.length === 0 || unit.country_codes.includes(country)
 
+const findUnit = (reference: string) => Effect.flatMap(CatalogLookup, (catalogs) => catalogs.findUnit(reference))
+
 /**
  * `unit_of_measurement_id` is preferred; the deprecated `br_data.unit_of_measure`
- * (an id or a code) still works, and when both are sent they must name the same unit.
+ * (an id or a code) still works, and when both are sent they must name the same
+ * unit, available in the tenant's country.
  */
-const resolveUnit = (input: ProductInput, context: WriteContext) =>
+const resolveUnit = (draft: Draft, context: WriteContext) =>
   Effect.gen(function* () {
     const problems = new Problems()
-    const legacy = input.br_data?.unit_of_measure
-    const byId = input.unit_of_measurement_id
-      ? yield* Effect.flatMap(CatalogLookup, (catalogs) => catalogs.findUnit(input.unit_of_measurement_id!))
-      : Option.none<UnitRef>()
-    const byLegacy = legacy ? yield* resolveUnitReference(legacy) : Option.none<UnitRef>()
-    if (input.unit_of_measurement_id && Option.isNone(byId)) {
-      problems.add("unit_of_measurement_id", "does not match any unit of measurement")
-    }
-    if (legacy && Option.isNone(byLegacy)) {
-      problems.add("br_data.unit_of_measure", "does not match any unit of measurement id or code")
-    }
-    if (input.unit_of_measurement_id && legacy && Option.isSome(byId) && Option.isSome(byLegacy) && byId.value.id !== byLegacy.value.id) {
+    const sentId = draft.input.unit_of_measurement_id as string | null | undefined
+    const legacy = (draft.input.br_data as { unit_of_measure?: string | null } | null | undefined)?.unit_of_measure
+    const byId = sentId ? yield* findUnit(sentId) : Option.none<UnitRef>()
+    const byLegacy = legacy ? yield* findUnit(legacy) : Option.none<UnitRef>()
+    if (sentId && Option.isNone(byId)) problems.add("unit_of_measurement_id", "does not match any unit of measurement")
+    if (legacy && Option.isNone(byLegacy)) problems.add("br_data.unit_of_measure", "does not match any unit of measurement id or code")
+    if (sentId && legacy && Option.isSome(byId) && Option.isSome(byLegacy) && byId.value.id !== byLegacy.value.id) {
       problems.add("br_data.unit_of_measure", "must name the same unit as unit_of_measurement_id when both are sent")
     }
     const unit = Option.orElse(byId, () => byLegacy)
     if (Option.isSome(unit) && !availableIn(unit.value, context.tenantCountry)) {
-      problems.add(input.unit_of_measurement_id ? "unit_of_measurement_id" : "br_data.unit_of_measure", `is not available in ${context.tenantCountry}`)
+      problems.add(sentId ? "unit_of_measurement_id" : "br_data.unit_of_measure", `is not available in ${context.tenantCountry}`)
     }
     if (problems.any) return yield* problems.fail("The unit of measurement cannot be used")
-    // Explicit null clears the unit; absent leaves it alone.
-    if (Option.isSome(unit)) return unit.value.id as string | null | undefined
-    if (input.unit_of_measurement_id === null) return null
-    return undefined
-  })
-
-const withoutLegacy = (block: Readonly<Record<string, unknown>>) => {
-  const { unit_of_measure: _legacy, ...rest } = block
-  return rest
-}
-
-const toColumns = (input: ProductInput, current: Product | undefined, context: WriteContext) =>
-  Effect.gen(function* () {
-    const unitId = yield* resolveUnit(input, context)
-    const values: Record<string, unknown> = {
-      ...present(input, ["name", "reference_code", "description", "tags", "type", "sale_price", "image_url", "is_blocked"])
-    }
-    if (unitId !== undefined) values.unit_of_measurement_id = unitId
-    if (input.metadata !== undefined) values.metadata = current ? mergePatch(current.metadata, input.metadata) : compact(input.metadata)
-    if (input.br_data !== undefined) {
-      values.br_data = input.br_data === null ? {} : compact(mergePatch(current ? compact(current.br_data) : {}, withoutLegacy(input.br_data)))
-    }
-    if (input.us_data !== undefined) {
-      values.us_data = input.us_data === null ? {} : compact(mergePatch(current ? compact(current.us_data) : {}, input.us_data))
-    }
-    return values
+    return Option.isSome(unit) ? { ...draft, values: { ...draft.values, unit_of_measurement_id: unit.value.id } } : draft
   })
 
 export const products = defineResource({
@@ -189,75 +84,81 @@ export const products = defineResource({
   title: "Product",
   description: "Products and services, with Brazilian (br_data) and US (us_data) fiscal data.",
   notFoundCode: "PRODUCT_NOT_FOUND",
-  emitsEvents: true,
-  record: Product,
+  events: true,
   table: "products",
-  columns: {
-    reference_code: "text",
-    name: "text",
-    description: "text",
-    tags: "jsonb",
-    type: "text",
-    sale_price: "numeric",
-    image_url: "text",
-    is_blocked: "boolean",
-    metadata: "jsonb",
-    unit_of_measurement_id: "uuid",
-    br_data: "jsonb",
-    us_data: "jsonb"
-  },
-  joins: {
-    sql: "LEFT JOIN units_of_measurement u ON u.id = r.unit_of_measurement_id",
-    select: "u.code AS unit_code, u.symbol AS unit_symbol"
-  },
-  filters: {
-    ...timestampFilters,
-    reference_code: { type: "string", nullable: true, sortable: true },
-    name: { type: "string", sortable: true },
-    description: { type: "string", nullable: true },
-    type: { type: "string" },
-    sale_price: { type: "number", nullable: true, sortable: true },
-    image_url: { type: "string", nullable: true },
-    is_blocked: { type: "boolean" },
-    unit_of_measurement_id: { type: "uuid", nullable: true },
-    tags: { type: "string", array: true, description: "eq: has the tag; contains: a tag contains the text" },
-    ...blockFilters("br_data", ["ncm_code", "cest_code", "origin", "extipi", "ibs_cbs_cst", "ibs_cbs_classification"]),
-    ...blockFilters("br_data", ["ibs_cbs_is_personal_use"], "boolean"),
-    ...blockFilters("us_data", ["hts_code", "schedule_b_code", "eccn_code", "tax_code", "sales_tax_category", "country_of_origin", "upc_code"])
+  fields: {
+    id: id(),
+    reference_code: text(100, { nullable: true, filter: { sortable: true } }),
+    name: text(255, { required: true, filter: { sortable: true } }),
+    description: freeText(5000),
+    tags: tags(),
+    type: choice(["goods", "service"], { description: "goods or service" }),
+    sale_price: money({ nullable: true, filter: { sortable: true } }),
+    image_url: url(),
+    is_blocked: flag(),
+    metadata: metadata(),
+    unit_of_measurement_id: column({ type: "uuid", output: Schema.String, inputSchema: Uuid, nullable: true, filter: true }),
+    unit_of_measurement: embedOne({ key: "unit_of_measurement_id", resource: () => unitsOfMeasurement, output: UnitEmbed, pick: ["id", "code", "symbol"] }),
+    br_data: block({
+      identifier: "ProductBrData",
+      keys: {
+        ncm_code: nullable(Schema.String),
+        cest_code: nullable(Schema.String),
+        origin: nullable(Schema.String),
+        extipi: nullable(Schema.String),
+        ibs_cbs_cst: nullable(Schema.String),
+        ibs_cbs_classification: nullable(Schema.String),
+        ibs_cbs_operation_indicator_code: nullable(Schema.String),
+        ibs_cbs_is_personal_use: nullable(Schema.Boolean)
+      },
+      input: BrDataInput,
+      inputOnlyKeys: ["unit_of_measure"],
+      filters: {
+        ncm_code: "string",
+        cest_code: "string",
+        origin: "string",
+        extipi: "string",
+        ibs_cbs_cst: "string",
+        ibs_cbs_classification: "string",
+        ibs_cbs_is_personal_use: "boolean"
+      }
+    }),
+    us_data: block({
+      identifier: "ProductUsData",
+      keys: {
+        hts_code: nullable(Schema.String),
+        schedule_b_code: nullable(Schema.String),
+        eccn_code: nullable(Schema.String),
+        tax_code: nullable(Schema.String),
+        sales_tax_category: nullable(Schema.String),
+        country_of_origin: nullable(Schema.String),
+        upc_code: nullable(Schema.String)
+      },
+      input: UsDataInput,
+      filters: {
+        hts_code: "string",
+        schedule_b_code: "string",
+        eccn_code: "string",
+        tax_code: "string",
+        sales_tax_category: "string",
+        country_of_origin: "string",
+        upc_code: "string"
+      }
+    }),
+    ...timestamps()
   },
   defaultSort: { field: "created_at", order: "asc" },
   search: { payload: true },
-  toRecord: (row): Product => ({
-    id: row.id as string,
-    reference_code: row.reference_code as string | null,
-    name: row.name as string,
-    description: row.description as string | null,
-    tags: row.tags as Array<string>,
-    type: row.type as string,
-    sale_price: row.sale_price as string | null,
-    image_url: row.image_url as string | null,
-    is_blocked: row.is_blocked as boolean,
-    metadata: row.metadata as Record<string, unknown>,
-    unit_of_measurement_id: row.unit_of_measurement_id as string | null,
-    unit_of_measurement: row.unit_of_measurement_id
-      ? { id: row.unit_of_measurement_id as string, code: row.unit_code as string, symbol: row.unit_symbol as string | null }
-      : null,
-    br_data: blockOf(row.br_data, BR_KEYS) as Product["br_data"],
-    us_data: blockOf(row.us_data, US_KEYS) as Product["us_data"],
-    ...timestampsOf(row)
-  }),
-  write: {
-    createInput: ProductCreate,
-    updateInput: ProductUpdate,
+  writes: {
     example: {
       name: "Espresso beans 1 kg",
       type: "goods",
       sale_price: "89.900000",
       tags: ["coffee"],
       br_data: { ncm_code: "09012100", origin: "0" }
-    },
-    fromCreate: (input: typeof ProductCreate.Type, context) => toColumns(input, undefined, context),
-    fromUpdate: (input: typeof ProductUpdate.Type, current: Product, context) => toColumns(input, current, context)
-  }
+    }
+  },
+  rules: resolveUnit
 })
 
+export type Product = RecordType<typeof products>

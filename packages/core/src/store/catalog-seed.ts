@@ -10,7 +10,7 @@ const ORDER: ReadonlyArray<CatalogTable> = ["countries", "states", "cities", "un
 const columnsOf = (table: CatalogTable): Record<string, string> => {
   const resource = catalogResources.find((candidate) => candidate.table === table)
   if (!resource) throw new Error(`No catalog resource declares the table ${table}`)
-  return { id: resource.idType === "integer" ? "integer" : "uuid", ...resource.columns }
+  return Object.fromEntries(["id", ...resource.writable].map((name) => [name, resource.columns[name]]))
 }
 
 const CHUNK = 2000

@@ -7,7 +7,9 @@ import { layerCatalogLookup } from "./catalog-lookup.js"
 import { catalogsCurrent, seedCatalogsAndRecord } from "./catalog-seed.js"
 import { layerStore, type StoreLocation } from "./database.js"
 import { migrate } from "./migrate.js"
-import { layerResourceRepository, layerTransactions } from "./resource-repository.js"
+import { layerEventRetention } from "./event-retention.js"
+import { layerResourceRepository } from "./resource-repository.js"
+import { layerUnitsOfWork } from "./unit-of-work.js"
 import { layerTenancy } from "./tenancy.js"
 import { layerOAuth } from "./oauth.js"
 import { layerRateLimiterSql } from "./rate-limiter.js"
@@ -32,12 +34,12 @@ export const layerCursorSecret = Layer.effect(
 
 /** Every core service over an open, migrated store. */
 export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
-  Layer.mergeAll(ResourceEngine.layer, Authenticator.layer).pipe(
+  Layer.mergeAll(ResourceEngine.layer, Authenticator.layer, layerEventRetention).pipe(
     Layer.provideMerge(layerOAuth),
     Layer.provideMerge(
       Layer.mergeAll(
         layerResourceRepository,
-        layerTransactions,
+        layerUnitsOfWork,
         layerCursorSecret,
         layerCatalogLookup,
         layerTenancy,

@@ -6,13 +6,15 @@ import foundation from "./migrations/0001_foundation.js"
 import catalogs from "./migrations/0002_catalogs.js"
 import productsCustomers from "./migrations/0003_products_customers.js"
 import oauth from "./migrations/0004_oauth.js"
+import documents from "./migrations/0005_documents.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
   "0001_foundation": foundation,
   "0002_catalogs": catalogs,
   "0003_products_customers": productsCustomers,
-  "0004_oauth": oauth
+  "0004_oauth": oauth,
+  "0005_documents": documents
 }
 
 const run = Migrator.make({})

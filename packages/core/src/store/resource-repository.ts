@@ -1,13 +1,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { SqlError as SqlErrorClass, type SqlError } from "@effect/sql/SqlError"
+import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment } from "@effect/sql/Statement"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import type { ChildPlan } from "../engine/draft.js"
+import type { AnyField, ColumnType, Fields, Pick } from "../engine/field.js"
 import { fieldSql, type FilterField, sqlTypeOf } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
-import { type KeyedRecord, ResourceRepository, Transactions } from "../engine/repository.js"
-import { type AnyResource, type ColumnValues, isTenantOwned } from "../engine/resource.js"
-import { conflictFrom, isUniqueViolation } from "./sql-errors.js"
+import { type KeyedRecord, ResourceRepository } from "../engine/repository.js"
+import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, present, type Row } from "../engine/resource.js"
+import { constraintError } from "./sql-errors.js"
 
 type Sql = SqlClient.SqlClient
 
@@ -113,22 +115,58 @@ const keysetPredicate = (
   return ascending ? sql`(${s} IS NULL OR ${tuple})` : sql`(${s} IS NOT NULL AND ${tuple})`
 }
 
+const entries = (fields: Fields) => Object.entries(fields) as Array<[string, AnyField]>
+
+/** `r.<name>` or the field's SQL expression, for every stored or derived field the row decodes. */
+const selectList = (fields: Fields): string =>
+  entries(fields)
+    .filter(([, field]) => field.column && (field.output || field.read))
+    .map(([name, field]) => (field.column!.sql ? `(${field.column!.sql}) AS "${name}"` : `r.${name}`))
+    .join(", ")
+
+/** A decoder per schema, made once: rows that do not match their declaration are a defect, never a client error. */
+const decoders = new WeakMap<object, (row: unknown) => Either.Either<Row, ParseResult.ParseError>>()
+const decode = (schema: Schema.Schema<any, any>, row: unknown, what: string): Row => {
+  let decoder = decoders.get(schema)
+  if (!decoder) {
+    decoder = Schema.decodeUnknownEither(schema) as (row: unknown) => Either.Either<Row, ParseResult.ParseError>
+    decoders.set(schema, decoder)
+  }
+  const result = decoder(row)
+  if (Either.isLeft(result)) throw new Error(`A stored ${what} does not match its declaration: ${ParseResult.TreeFormatter.formatErrorSync(result.left)}`)
+  return result.right
+}
+
+const pickOf = (record: Row, pick: Pick | undefined): unknown => {
+  if (pick === undefined) return record
+  if (typeof pick === "string") return record[pick] ?? null
+  if (Array.isArray(pick)) return Object.fromEntries(pick.map((name: string) => [name, record[name] ?? null]))
+  return Object.fromEntries(Object.entries(pick).map(([name, source]) => [name, record[source] ?? null]))
+}
+
+const asDefinition = (target: unknown): AnyResource => target as AnyResource
+
+/** How long an embedded catalog row is served from memory (catalogs change only on upgrades). */
+const CATALOG_CACHE_MS = 10 * 60_000
+
 export const makeResourceRepository = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
+  const idType = (resource: AnyResource) => sql.literal(idColumnType(resource))
+
   /** Rows of the caller's tenant (tenant resources), live unless asked otherwise, matching `filter`. */
-  const scopeConditions = (resource: AnyResource, tenantId: string, options: { withDeleted?: boolean; filter?: FilterNode }) => {
+  const scopeConditions = (resource: AnyResource, tenantId: string, options: { withDeleted?: boolean | undefined; filter?: FilterNode | undefined }) => {
     const where: Array<Fragment> = []
     if (isTenantOwned(resource)) {
       where.push(sql`r.tenant_id = ${tenantId}::uuid`)
-      if (!options.withDeleted) where.push(sql`r.deleted_at IS NULL`)
+      if (!options.withDeleted && isSoftDeleted(resource)) where.push(sql`r.deleted_at IS NULL`)
     }
     if (options.filter) where.push(compileFilter(sql, resource.filters, options.filter))
     return where
   }
 
   const baseConditions = (resource: AnyResource, tenantId: string, query: ListQuery): Array<Fragment> => {
-    const where = scopeConditions(resource, tenantId, { withDeleted: query.withDeleted, ...(query.filter ? { filter: query.filter } : {}) })
+    const where = scopeConditions(resource, tenantId, { withDeleted: query.withDeleted, filter: query.filter })
     if (query.search) {
       // The search text goes through the same parser and dictionaries as the indexed
       // text, so "SKU-12345" or an email splits alike on both sides; each lexeme
@@ -145,23 +183,109 @@ export const makeResourceRepository = Effect.gen(function* () {
 
   const sortOf = (resource: AnyResource, query: ListQuery) => {
     const field = resource.filters[query.sort.field]
+    const id = idColumnType(resource)
     return {
       sortSql: fieldSql(query.sort.field, field),
-      sqlType: field.type === "number" && query.sort.field === "id" ? idType(resource) : sqlTypeOf[field.type],
+      sqlType: query.sort.field === "id" ? id : sqlTypeOf[field.type],
       nullable: field.nullable ?? false,
-      idType: idType(resource)
+      idType: id
     }
   }
 
-  const from = (resource: AnyResource) => sql.literal(`${resource.table} r ${resource.joins?.sql ?? ""}`)
-  const selectList = (resource: AnyResource) =>
-    sql.literal(
-      ["r.id", "r.created_at", "r.updated_at", ...(isTenantOwned(resource) ? ["r.deleted_at"] : [])]
-        .concat(Object.keys(resource.columns).map((column) => `r.${column}`))
-        .concat(resource.joins ? [resource.joins.select] : [])
-        .join(", ")
+  const table = (name: string) => sql.literal(name)
+
+  // ---- Assembly: embeds and children for a whole set of rows, one query each ----
+
+  /** Live-or-deleted records of `resource` by id (an embed still shows a record removed since). */
+  const byIds = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Row>> => {
+    if (ids.length === 0) return Effect.succeed([])
+    const where = [...scopeConditions(resource, tenantId, { withDeleted: true }), sql`r.id IN ${sql.in(ids)}`]
+    return sql<Row>`SELECT ${sql.literal(selectList(resource.fields))} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`.pipe(
+      Effect.orDie,
+      Effect.flatMap((rows) => assemble(resource.fields, resource.children, rows, tenantId)),
+      Effect.map((rows) => rows.map((row) => decode(resource.row, row, resource.title)))
     )
-  const idType = (resource: AnyResource) => (resource.idType === "integer" ? "integer" : "uuid")
+  }
+
+  /**
+   * Catalog rows change only when new snapshots are loaded (an upgrade), so embeds of
+   * them (a customer's city, a product's unit) are served from memory for a while:
+   * a page of customers costs one query, not four.
+   */
+  const catalogRows = new Map<string, { readonly record: Row; readonly until: number }>()
+  const embedded = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Row>> => {
+    if (isTenantOwned(resource)) return byIds(resource, tenantId, ids)
+    const now = Date.now()
+    const hits: Array<Row> = []
+    const misses: Array<unknown> = []
+    for (const id of ids) {
+      const cached = catalogRows.get(`${resource.table}:${String(id)}`)
+      if (cached && cached.until > now) hits.push(cached.record)
+      else misses.push(id)
+    }
+    if (misses.length === 0) return Effect.succeed(hits)
+    return Effect.map(byIds(resource, tenantId, misses), (found) => {
+      for (const record of found) catalogRows.set(`${resource.table}:${String(record.id)}`, { record, until: now + CATALOG_CACHE_MS })
+      return [...hits, ...found]
+    })
+  }
+
+  const distinct = (values: ReadonlyArray<unknown>) => [...new Set(values.filter((value) => value !== null && value !== undefined))]
+
+  /** Puts each field's embed and each collection's children onto raw rows (not yet decoded). */
+  const assemble = (fields: Fields, collections: ReadonlyArray<ChildCollection>, rows: ReadonlyArray<Row>, tenantId: string): Effect.Effect<ReadonlyArray<Row>> =>
+    Effect.gen(function* () {
+      if (rows.length === 0) return rows
+      const out = rows.map((row) => ({ ...row }) as Record<string, unknown>)
+      for (const [name, field] of entries(fields)) {
+        const embed = field.embed
+        if (!embed) continue
+        const target = asDefinition(embed.resource())
+        if (embed.kind === "one") {
+          const found = yield* embedded(target, tenantId, distinct(out.map((row) => row[embed.key])))
+          const byId = new Map(found.map((record) => [String(record.id), present(target, record)]))
+          for (const row of out) {
+            const record = row[embed.key] == null ? undefined : byId.get(String(row[embed.key]))
+            row[name] = record === undefined ? null : pickOf(record, embed.pick)
+          }
+        } else {
+          const ids = distinct(out.map((row) => row.id))
+          const where = [...scopeConditions(target, tenantId, {}), sql`r.${sql.literal(embed.foreignKey)} IN ${sql.in(ids)}`]
+          const { field: sortField, order } = target.defaultSort
+          const sortSql = fieldSql(sortField, target.filters[sortField])
+          const raw = yield* sql<Row>`SELECT ${sql.literal(selectList(target.fields))} FROM ${table(target.table)} r WHERE ${sql.and(where)}
+            ORDER BY ${sql.literal(`${sortSql} ${order === "asc" ? "ASC" : "DESC"}, r.id`)}`.pipe(Effect.orDie)
+          const records = (yield* assemble(target.fields, target.children, raw, tenantId)).map((row) => present(target, decode(target.row, row, target.title)))
+          const groups = new Map<string, Array<unknown>>()
+          for (const record of records) {
+            const key = String(record[embed.foreignKey])
+            groups.set(key, [...(groups.get(key) ?? []), embed.pick ? pickOf(record, embed.pick) : record])
+          }
+          for (const row of out) row[name] = groups.get(String(row.id)) ?? []
+        }
+      }
+      for (const collection of collections) {
+        const ids = distinct(out.map((row) => row.id))
+        const where = [sql`r.tenant_id = ${tenantId}::uuid`, sql`r.${sql.literal(collection.parentKey)} IN ${sql.in(ids)}`]
+        if (collection.softDelete) where.push(sql`r.deleted_at IS NULL`)
+        const order = "position" in collection.fields ? "r.position, r.id" : "r.created_at, r.id"
+        const raw = yield* sql<Row>`SELECT ${sql.literal(selectList(collection.fields))} FROM ${table(collection.table)} r WHERE ${sql.and(where)}
+          ORDER BY ${sql.literal(order)}`.pipe(Effect.orDie)
+        const children = (yield* assemble(collection.fields, [], raw, tenantId)).map((row) => decode(collection.row, row, collection.name))
+        const groups = new Map<string, Array<Row>>()
+        for (const child of children) {
+          const key = String(child[collection.parentKey])
+          groups.set(key, [...(groups.get(key) ?? []), child])
+        }
+        for (const row of out) row[collection.name] = groups.get(String(row.id)) ?? []
+      }
+      return out
+    })
+
+  const decodeAll = (resource: AnyResource, rows: ReadonlyArray<Row>, tenantId: string) =>
+    Effect.map(assemble(resource.fields, resource.children, rows, tenantId), (assembled) => assembled.map((row) => decode(resource.row, row, resource.title)))
+
+  // ---- Reads ----
 
   const page = (resource: AnyResource, tenantId: string, query: ListQuery, request: { direction: "next" | "previous"; key: readonly [unknown, string] | null; take: number }) => {
     const sort = sortOf(resource, query)
@@ -173,32 +297,37 @@ export const makeResourceRepository = Effect.gen(function* () {
     const order = nullable
       ? `(${sortSql} IS NULL) ${dir}, ${sortSql} ${dir}, r.id ${dir}`
       : `${sortSql} ${dir}, r.id ${dir}`
-    return sql<Record<string, unknown>>`SELECT ${selectList(resource)}, ${sql.literal(sortSql)} AS "__sort_key" FROM ${from(resource)} WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} LIMIT ${request.take}`.pipe(
-      Effect.map((rows) =>
-        rows.map((row): KeyedRecord => ({
-          record: resource.toRecord(row),
-          key: [row.__sort_key ?? null, String(row.id)]
-        }))
-      ),
-      Effect.orDie
+    return sql<Row>`SELECT ${sql.literal(selectList(resource.fields))}, ${sql.literal(sortSql)} AS "__sort_key" FROM ${table(resource.table)} r
+      WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} LIMIT ${request.take}`.pipe(
+      Effect.orDie,
+      Effect.flatMap((rows) =>
+        Effect.map(decodeAll(resource, rows, tenantId), (records) =>
+          records.map((record, index): KeyedRecord => ({ record, key: [rows[index].__sort_key ?? null, String(rows[index].id)] }))
+        )
+      )
     )
   }
 
   const exists = (resource: AnyResource, tenantId: string, query: ListQuery, direction: "next" | "previous", key: readonly [unknown, string]) => {
     const ascending = (query.sort.order === "asc") === (direction === "next")
     const where = [...baseConditions(resource, tenantId, query), keysetPredicate(sql, sortOf(resource, query), ascending, key)]
-    return sql`SELECT 1 FROM ${from(resource)} WHERE ${sql.and(where)} LIMIT 1`.pipe(
+    return sql`SELECT 1 FROM ${table(resource.table)} r WHERE ${sql.and(where)} LIMIT 1`.pipe(
       Effect.map((rows) => rows.length > 0),
       Effect.orDie
     )
   }
 
   const findOne = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean } = {}) => {
-    const where = scopeConditions(resource, tenantId, { ...options, filter })
-    const lock = sql.literal(options.forUpdate ? "FOR UPDATE OF r" : "")
-    return sql<Record<string, unknown>>`SELECT ${selectList(resource)} FROM ${from(resource)} WHERE ${sql.and(where)} LIMIT 1 ${lock}`.pipe(
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => resource.toRecord(row))),
-      Effect.orDie
+    const where = scopeConditions(resource, tenantId, { withDeleted: options.withDeleted, filter })
+    const lock = sql.literal(options.forUpdate ? "FOR UPDATE" : "")
+    // Several rows may match a lookup (suppliers sharing a tax id): the first in the default order answers.
+    const { field, order } = resource.defaultSort
+    const first = sql.literal(`${fieldSql(field, resource.filters[field])} ${order === "asc" ? "ASC" : "DESC"}, r.id`)
+    return sql<Row>`SELECT ${sql.literal(selectList(resource.fields))} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
+      ORDER BY ${first} LIMIT 1 ${lock}`.pipe(
+      Effect.orDie,
+      Effect.flatMap((rows) => decodeAll(resource, rows, tenantId)),
+      Effect.map((records) => Option.fromNullable(records[0]))
     )
   }
 
@@ -208,55 +337,91 @@ export const makeResourceRepository = Effect.gen(function* () {
     return findOne(resource, tenantId, filter, options)
   }
 
-  const cast = (resource: AnyResource, column: string, value: unknown): Fragment => {
-    const type = resource.columns[column]
-    if (!type) throw new Error(`Column ${column} is not declared on ${resource.table}`)
+  const missing = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>) => {
+    const wanted = distinct(ids).map(String)
+    if (wanted.length === 0) return Effect.succeed([])
+    const where = [...scopeConditions(resource, tenantId, {}), sql`r.id IN ${sql.in(wanted)}`]
+    return sql<{ id: string }>`SELECT r.id::text AS id FROM ${table(resource.table)} r WHERE ${sql.and(where)}`.pipe(
+      Effect.orDie,
+      Effect.map((rows) => {
+        const present = new Set(rows.map((row) => row.id))
+        return wanted.filter((id) => !present.has(id))
+      })
+    )
+  }
+
+  // ---- Writes ----
+
+  const cast = (type: ColumnType | undefined, name: string, value: unknown): Fragment => {
+    if (!type) throw new Error(`Column ${name} is not declared`)
     if (value === null || value === undefined) return sql`NULL::${sql.literal(type)}`
     const encoded = type === "jsonb" ? JSON.stringify(value) : value
     return sql`${encoded as string}::${sql.literal(type)}`
   }
 
-  const userErrors = (resource: AnyResource) => (error: SqlError) =>
-    isUniqueViolation(error) ? Effect.fail(conflictFrom(error, resource.title)) : Effect.die(error)
+  const userErrors = (title: string, fields: Fields) => (error: SqlError) => {
+    const mapped = constraintError(error, title, Object.keys(fields))
+    return mapped ? Effect.fail(mapped) : Effect.die(error)
+  }
 
-  const insert = (resource: AnyResource, tenantId: string, values: ColumnValues) => {
-    const columns = Object.keys(values)
-    const names = sql.literal(["tenant_id", ...columns].join(", "))
-    const params = [sql`${tenantId}::uuid`, ...columns.map((column) => cast(resource, column, values[column]))]
-    return sql<{ id: string }>`INSERT INTO ${sql.literal(resource.table)} (${names}) VALUES (${sql.csv(params)}) RETURNING id`.pipe(
+  const insertRow = (tableName: string, columns: Readonly<Record<string, ColumnType>>, values: Row, extra: Row) => {
+    const names = Object.keys(values)
+    const params = [
+      ...Object.values(extra).map((value) => sql`${value as string}::uuid`),
+      ...names.map((name) => cast(columns[name], name, values[name]))
+    ]
+    const list = sql.literal([...Object.keys(extra), ...names].join(", "))
+    return sql<{ id: string }>`INSERT INTO ${table(tableName)} (${list}) VALUES (${sql.csv(params)}) RETURNING id::text AS id`
+  }
+
+  const insert = (resource: AnyResource, tenantId: string, values: Row) =>
+    insertRow(resource.table, resource.columns, values, { tenant_id: tenantId }).pipe(
       Effect.map((rows) => rows[0].id),
-      Effect.catchTag("SqlError", userErrors(resource))
+      Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
     )
-  }
 
-  const update = (resource: AnyResource, tenantId: string, id: string, values: ColumnValues) => {
-    const sets = Object.keys(values).map((column) => sql`${sql.literal(column)} = ${cast(resource, column, values[column])}`)
-    sets.push(sql`updated_at = now()`)
-    return sql`UPDATE ${sql.literal(resource.table)} SET ${sql.csv(sets)} WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid AND deleted_at IS NULL RETURNING id`.pipe(
+  const setList = (columns: Readonly<Record<string, ColumnType>>, values: Row) => [
+    ...Object.keys(values).map((name) => sql`${sql.literal(name)} = ${cast(columns[name], name, values[name])}`),
+    sql`updated_at = now()`
+  ]
+
+  const update = (resource: AnyResource, tenantId: string, id: string, values: Row) =>
+    sql`UPDATE ${table(resource.table)} SET ${sql.csv(setList(resource.columns, values))}
+      WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::${idType(resource)}`.pipe(
+      Effect.asVoid,
+      Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
+    )
+
+  const setDeleted = (resource: AnyResource, tenantId: string, id: string, deleted: boolean) =>
+    sql`UPDATE ${table(resource.table)} SET deleted_at = ${sql.literal(deleted ? "now()" : "NULL")}, updated_at = now()
+      WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::${idType(resource)} AND deleted_at ${sql.literal(deleted ? "IS NULL" : "IS NOT NULL")}
+      RETURNING id`.pipe(
       Effect.map((rows) => rows.length > 0),
-      Effect.catchTag("SqlError", userErrors(resource))
-    )
-  }
-
-  const softDelete = (resource: AnyResource, tenantId: string, id: string) =>
-    sql`UPDATE ${sql.literal(resource.table)} SET deleted_at = now(), updated_at = now() WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::uuid AND deleted_at IS NULL RETURNING id`.pipe(
-      Effect.map((rows) => rows.length > 0),
-      Effect.orDie
+      Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
     )
 
-  return ResourceRepository.of({ page, exists, findOne, findById, insert, update, softDelete })
+  const writeChildren = (collection: ChildCollection, tenantId: string, parentId: string, plan: ChildPlan) =>
+    Effect.gen(function* () {
+      const owned = sql`tenant_id = ${tenantId}::uuid AND ${sql.literal(collection.parentKey)} = ${parentId}::uuid`
+      if (plan.remove.length > 0) {
+        yield* collection.softDelete
+          ? sql`UPDATE ${table(collection.table)} SET deleted_at = now(), updated_at = now() WHERE ${owned} AND id IN ${sql.in(plan.remove)}`
+          : sql`DELETE FROM ${table(collection.table)} WHERE ${owned} AND id IN ${sql.in(plan.remove)}`
+      }
+      for (const change of plan.update) {
+        yield* sql`UPDATE ${table(collection.table)} SET ${sql.csv(setList(collection.columns, change.values))} WHERE ${owned} AND id = ${change.id}::uuid`
+      }
+      for (const values of plan.insert) {
+        yield* insertRow(collection.table, collection.columns, values, { tenant_id: tenantId, [collection.parentKey]: parentId })
+      }
+    }).pipe(Effect.catchTag("SqlError", userErrors(collection.name, collection.fields)))
+
+  const nextNumber = (tenantId: string, sequence: string) =>
+    sql<{ value: number }>`INSERT INTO record_sequences (tenant_id, name, last_value) VALUES (${tenantId}::uuid, ${sequence}, 1)
+      ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
+      RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
+
+  return ResourceRepository.of({ page, exists, findOne, findById, missing, insert, update, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)
-
-const isSqlError = (error: unknown): error is SqlError => error instanceof SqlErrorClass
-
-export const layerTransactions = Layer.effect(
-  Transactions,
-  Effect.map(SqlClient.SqlClient, (sql) =>
-    Transactions.of({
-      // Infrastructure failures become defects; the business errors of `effect` pass through unchanged.
-      run: <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-        sql.withTransaction(effect).pipe(Effect.catchIf(isSqlError, Effect.die)) as Effect.Effect<A, E, R>
-    }))
-)

@@ -1,0 +1,105 @@
+import { Schema } from "effect"
+import type { AnyField, Fields } from "./field.js"
+
+/**
+ * The schemas a field map derives: the record clients read, the row decoder the
+ * store uses, and the create and update inputs clients send. Each field is read
+ * once from its declaration; nothing here knows a resource by name.
+ */
+
+const entries = (fields: Fields) => Object.entries(fields) as Array<[string, AnyField]>
+
+/** The record as answered: every field with an output, in declaration order. */
+export const recordSchema = (fields: Fields, annotations: { readonly identifier: string; readonly description?: string }) =>
+  Schema.Struct(
+    Object.fromEntries(entries(fields).filter(([, field]) => field.output).map(([name, field]) => [name, field.output!]))
+  ).annotations(annotations)
+
+/**
+ * An assembled row (columns, embeds, children) decoded into the full record: the
+ * answered fields plus the hidden stored ones (keys whose records are embedded),
+ * which rules and updates need and transports never see.
+ */
+export const rowSchema = (fields: Fields) =>
+  Schema.Struct(
+    Object.fromEntries(
+      entries(fields)
+        .filter(([, field]) => field.output || field.read)
+        .map(([name, field]) => [name, field.read ?? field.output!])
+    )
+  )
+
+/** Fields the record answers but clients cannot write: sending one is refused by name. */
+export const readOnlyNames = (fields: Fields): ReadonlyArray<string> =>
+  entries(fields).filter(([, field]) => field.output && !field.input && !(field.children?.writable)).map(([name]) => name)
+
+/** Fields of the record that are stored but not answered. */
+export const hiddenNames = (fields: Fields): ReadonlyArray<string> =>
+  entries(fields).filter(([, field]) => !field.output && field.read).map(([name]) => name)
+
+const nullable = (field: AnyField, schema: Schema.Schema.Any) => (field.input!.nullable ? Schema.NullOr(schema) : schema)
+
+const childArray = (item: Schema.Schema.Any, spec: NonNullable<AnyField["children"]>, minItems: number) => {
+  const capped = Schema.Array(item).pipe(Schema.maxItems(spec.maxItems, { message: () => `must have at most ${spec.maxItems} items` }))
+  return minItems > 0 ? capped.pipe(Schema.minItems(minItems, { message: () => `must have at least ${minItems} item` })) : capped
+}
+
+/** What a client sends to create: required fields required, nullable ones clearable, writable children as arrays. */
+export const createInputSchema = (fields: Fields, identifier: string): Schema.Schema.AnyNoContext =>
+  Schema.Struct(
+    Object.fromEntries(
+      entries(fields).flatMap(([name, field]): Array<[string, Schema.Schema.All | Schema.PropertySignature.All]> => {
+        if (field.children?.writable) {
+          const items = childArray(childCreateSchema(field.children.fields, field.children.identifier), field.children, field.children.required ? 1 : 0)
+          return [[name, field.children.required ? items : Schema.optional(items)]]
+        }
+        if (!field.input) return []
+        const schema = nullable(field, field.input.schema)
+        return [[name, field.input.required ? schema : Schema.optional(schema)]]
+      })
+    )
+  ).annotations({ identifier: `${identifier}Create` }) as unknown as Schema.Schema.AnyNoContext
+
+/** What a client sends to update: every field optional; children as the complete new list. */
+export const updateInputSchema = (fields: Fields, identifier: string): Schema.Schema.AnyNoContext =>
+  Schema.Struct(
+    Object.fromEntries(
+      entries(fields).flatMap(([name, field]): Array<[string, Schema.PropertySignature.All]> => {
+        if (field.children?.writable) {
+          const items = childArray(childPatchSchema(field.children.fields, field.children.identifier), field.children, field.children.required ? 1 : 0)
+          return [[name, Schema.optional(items)]]
+        }
+        if (!field.input || field.input.on !== "both") return []
+        return [[name, Schema.optional(nullable(field, field.input.schema))]]
+      })
+    )
+  ).annotations({ identifier: `${identifier}Update` }) as unknown as Schema.Schema.AnyNoContext
+
+const Uuid = Schema.UUID.annotations({ description: "UUID" })
+
+/** A new child, as sent inside the parent's create body. */
+export const childCreateSchema = (fields: Fields, identifier: string) =>
+  Schema.Struct(
+    Object.fromEntries(
+      entries(fields).flatMap(([name, field]): Array<[string, Schema.Schema.All | Schema.PropertySignature.All]> => {
+        if (!field.input) return []
+        const schema = nullable(field, field.input.schema)
+        return [[name, field.input.required ? schema : Schema.optional(schema)]]
+      })
+    )
+  ).annotations({ identifier: `${identifier}Create` })
+
+/**
+ * A child inside an update's complete list: with the `id` of a child it keeps
+ * (fields sent replace), or without one for a new child (whose required fields the
+ * engine checks, since a schema cannot make them depend on `id`).
+ */
+export const childPatchSchema = (fields: Fields, identifier: string) =>
+  Schema.Struct({
+    id: Schema.optional(Uuid.annotations({ description: "Id of an existing item to keep and change; omit for a new item" })),
+    ...Object.fromEntries(
+      entries(fields).flatMap(([name, field]): Array<[string, Schema.PropertySignature.All]> =>
+        field.input ? [[name, Schema.optional(nullable(field, field.input.schema))]] : []
+      )
+    )
+  }).annotations({ identifier: `${identifier}Patch` })

@@ -1,0 +1,34 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Duration, Effect, Layer, Schedule } from "effect"
+import { EVENT_RETENTION_DAYS } from "../events/events.js"
+
+/** Deleted in slices, so a store that was off for months never runs one long statement. */
+const SLICE = 5_000
+
+/** Removes events older than the retention period; returns how many went. */
+export const pruneEvents = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  let total = 0
+  for (;;) {
+    const rows = yield* sql<{ count: number }>`WITH old AS (
+        SELECT tenant_id, id FROM events WHERE created_at < now() - ${`${EVENT_RETENTION_DAYS} days`}::interval LIMIT ${SLICE})
+      , gone AS (DELETE FROM events e USING old WHERE e.tenant_id = old.tenant_id AND e.id = old.id RETURNING 1)
+      SELECT count(*)::int AS count FROM gone`
+    total += rows[0].count
+    if (rows[0].count < SLICE) return total
+  }
+}).pipe(Effect.orDie, Effect.withSpan("pruneEvents"))
+
+/**
+ * Prunes the change feed in the background: a while after start, then hourly.
+ * Every host may run it; deleting the same old rows twice is harmless.
+ */
+export const layerEventRetention = Layer.scopedDiscard(
+  Effect.forkScoped(
+    pruneEvents.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("Pruning old events failed", cause)),
+      Effect.delay(Duration.minutes(1)),
+      Effect.repeat(Schedule.spaced(Duration.hours(1)))
+    )
+  )
+)
