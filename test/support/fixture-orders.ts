@@ -15,7 +15,6 @@ import {
   metadata,
   money,
   products,
-  ResourceRepository,
   type Row,
   stored,
   text,
@@ -114,8 +113,7 @@ export const testOrders = defineResource({
             return yield* Effect.fail(invalid("Refused after the write", "REFUSED"))
           }
           yield* repoUpdate(context, { status: "cancelled", notes: reason })
-          const repo = yield* ResourceRepository
-          const after = yield* repo.findById(context.resource, context.principal.tenantId, String(context.current.id))
+          const after = yield* context.store.findById(context.resource, String(context.current.id))
           const record = Option.getOrThrow(after)
           return { id: record.id, status: record.status, notes: record.notes }
         })
@@ -123,8 +121,7 @@ export const testOrders = defineResource({
   ]
 })
 
-const repoUpdate = (context: ActionContext, values: Row) =>
-  Effect.flatMap(ResourceRepository, (repo) => repo.update(context.resource, context.principal.tenantId, String(context.current.id), values))
+const repoUpdate = (context: ActionContext, values: Row) => context.store.update(context.resource, String(context.current.id), values)
 
 /** The fixture's tables, created by the tests that use it (idempotent: one PostgreSQL database serves many files). */
 export const FIXTURE_TABLES = `

@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { ACTIONS, type Action } from "../engine/resource.js"
+import { ACTIONS, type Action } from "./principal.js"
 import { type InvalidRequest, invalid } from "../errors.js"
 import { allResources } from "../resources/index.js"
 

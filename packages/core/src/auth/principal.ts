@@ -1,6 +1,9 @@
 import { Context, Effect } from "effect"
 import { Forbidden } from "../errors.js"
-import type { Action } from "../engine/resource.js"
+
+/** What a permission grants on a resource. */
+export type Action = "read" | "create" | "update" | "delete"
+export const ACTIONS: ReadonlyArray<Action> = ["read", "create", "update", "delete"]
 
 export type Role = "admin" | "member"
 

@@ -3,7 +3,8 @@ import { type InvalidRequest, invalid } from "../errors.js"
 import { type CursorPosition, decodeCursor, hashQuery } from "./cursor.js"
 import { type FilterNode, parseBracketFilters, parseJsonFilter } from "./filter.js"
 import type { FilterField } from "./fields.js"
-import type { SortOrder } from "./resource.js"
+
+export type SortOrder = "asc" | "desc"
 
 /** Query string as ordered pairs: repeated keys stay repeated. */
 export type QueryParams = ReadonlyArray<readonly [string, string]>

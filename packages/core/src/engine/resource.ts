@@ -1,16 +1,13 @@
-import { type Effect, Schema } from "effect"
-import type { Principal } from "../auth/principal.js"
+import type { Effect, Option, Schema } from "effect"
+import type { Action, Principal } from "../auth/principal.js"
 import type { CatalogLookup } from "../catalogs/lookup.js"
 import type { Conflict, InvalidRequest, NotFound, Unprocessable } from "../errors.js"
 import type { AnyField, ColumnType, Fields, RecordOf, ResourceRef } from "./field.js"
 import type { FieldType, FilterField } from "./fields.js"
 import type { FilterNode } from "./filter.js"
+import type { SortOrder } from "./list-query.js"
 import { createInputSchema, hiddenNames, readOnlyNames, recordSchema, rowSchema, updateInputSchema } from "./schemas.js"
 
-export type Action = "read" | "create" | "update" | "delete"
-export const ACTIONS: ReadonlyArray<Action> = ["read", "create", "update", "delete"]
-
-export type SortOrder = "asc" | "desc"
 
 export type { ColumnType } from "./field.js"
 
@@ -90,16 +87,32 @@ export interface ResourceAction {
   readonly run: (context: ActionContext, input: unknown) => Effect.Effect<unknown, WriteError, ActionServices>
 }
 
-/** What an action sees: the caller, the record (locked for the action's transaction), its path parameters. */
+/** What an action sees: the caller, the record (locked for the action's transaction), its path parameters, and the store. */
 export interface ActionContext {
   readonly principal: Principal
   readonly resource: AnyResource
   readonly current: Row
   readonly params: Readonly<Record<string, string>>
+  /** The caller's tenant's records, read and written inside the action's unit of work. */
+  readonly store: ActionStore
 }
 
-/** Services an action may use: the repository (its writes join the action's unit of work) and the unit of work itself. */
-export type ActionServices = WriteServices | import("./unit-of-work.js").UnitOfWork | import("./repository.js").ResourceRepository
+/**
+ * The store as an action uses it: scoped to the caller's tenant, every write joining
+ * the action's transaction (and so its event), every refusal typed.
+ */
+export interface ActionStore {
+  readonly findById: (resource: AnyResource, id: string, options?: { readonly forUpdate?: boolean; readonly withDeleted?: boolean }) => Effect.Effect<Option.Option<Row>>
+  readonly findOne: (resource: AnyResource, filter: FilterNode, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<Row>>
+  readonly insert: (resource: AnyResource, values: Row) => Effect.Effect<string, WriteError>
+  readonly update: (resource: AnyResource, id: string, values: Row) => Effect.Effect<void, WriteError>
+  /** Adds one child (an allocation) to a collection of `parentId`. */
+  readonly insertChild: (collection: ChildCollection, parentId: string, values: Row) => Effect.Effect<void, WriteError>
+  readonly removeChild: (collection: ChildCollection, parentId: string, id: string) => Effect.Effect<void, WriteError>
+}
+
+/** Services an action may use beyond its store. */
+export type ActionServices = WriteServices
 
 /** Path parameters of an action's path (`allocate/:allocationId`), beside the record's id. */
 export const actionParameters = (action: Pick<ResourceAction, "path">): ReadonlyArray<string> =>

@@ -12,6 +12,7 @@ import { type ListShape, parseBoolean, parseListQuery, type QueryParams } from "
 import type { Page } from "./page.js"
 import { ResourceRepository } from "./repository.js"
 import {
+  type ActionStore,
   type AnyResource,
   type ChildDraft,
   type Draft,
@@ -156,7 +157,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const repo = yield* ResourceRepository
         const units = yield* UnitsOfWork
         const secret = (yield* CursorSecret).key
-        const services = yield* Effect.context<CatalogLookup | ResourceRepository>()
+        const services = yield* Effect.context<CatalogLookup>()
 
         const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, params: QueryParams) {
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
@@ -308,6 +309,16 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const reload = (resource: AnyResource, principal: Principal, id: string) =>
           repo.findById(resource, principal.tenantId, id, { withDeleted: true }).pipe(Effect.map((row) => present(resource, Option.getOrThrow(row))))
 
+        /** The repository bound to the caller's tenant, as actions use it inside their unit of work. */
+        const actionStore = (principal: Principal): ActionStore => ({
+          findById: (resource, id, options) => repo.findById(resource, principal.tenantId, id, options),
+          findOne: (resource, filter, options) => repo.findOne(resource, principal.tenantId, filter, options),
+          insert: (resource, values) => repo.insert(resource, principal.tenantId, values),
+          update: (resource, id, values) => repo.update(resource, principal.tenantId, id, values),
+          insertChild: (collection, parentId, values) => repo.writeChildren(collection, principal.tenantId, parentId, { insert: [values], update: [], remove: [] }),
+          removeChild: (collection, parentId, id) => repo.writeChildren(collection, principal.tenantId, parentId, { insert: [], update: [], remove: [id] })
+        })
+
         const origin = (principal: Principal) => ({ tenantId: principal.tenantId, actor: principal.actor })
 
         const create = Effect.fn("ResourceEngine.create")(function* (resource: AnyResource, principal: Principal, body: unknown) {
@@ -436,7 +447,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             origin(principal),
             Effect.gen(function* () {
               const current = yield* locked(resource, principal, checked)
-              const output = yield* declared.run({ principal, resource, current, params: checkedParams }, input).pipe(Effect.provide(services))
+              const output = yield* declared.run({ principal, resource, current, params: checkedParams, store: actionStore(principal) }, input).pipe(
+                Effect.provide(services)
+              )
               yield* emit(resource, "update", checked)
               return output
             })

@@ -1,7 +1,7 @@
 import { Either } from "effect"
 import { resourceCodes } from "../auth/permissions.js"
 import type { Grants } from "../auth/principal.js"
-import { ACTIONS, type Action } from "../engine/resource.js"
+import { ACTIONS, type Action } from "../auth/principal.js"
 import { type OAuthError, oauthError } from "./errors.js"
 
 /**
