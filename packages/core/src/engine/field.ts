@@ -141,7 +141,8 @@ export type InputOf<F extends Fields> = {
     F[K] extends Field<any, infer I> ? I | null : never
 }
 
-const FILTER_TYPE: Record<ColumnType, FieldType | undefined> = {
+/** The filter type of each column type (jsonb filters only as a string array). */
+export const FILTER_TYPE: Record<ColumnType, FieldType | undefined> = {
   text: "string",
   uuid: "uuid",
   numeric: "number",

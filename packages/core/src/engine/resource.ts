@@ -2,8 +2,8 @@ import type { Effect, Option, Schema } from "effect"
 import type { Action, Principal } from "../auth/principal.js"
 import type { CatalogLookup } from "../catalogs/lookup.js"
 import type { Conflict, InvalidRequest, NotFound, Unprocessable } from "../errors.js"
-import type { AnyField, ColumnType, Fields, RecordOf, ResourceRef } from "./field.js"
-import type { FieldType, FilterField } from "./fields.js"
+import { type AnyField, type ColumnType, FILTER_TYPE, type Fields, type RecordOf, type ResourceRef } from "./field.js"
+import type { FilterField } from "./fields.js"
 import type { FilterNode } from "./filter.js"
 import type { SortOrder } from "./list-query.js"
 import { createInputSchema, hiddenNames, readOnlyNames, recordSchema, rowSchema, updateInputSchema } from "./schemas.js"
@@ -238,17 +238,6 @@ export type AnyResource = ResourceDefinition<unknown>
 
 /** The record type of a compiled resource: `RecordType<typeof products>`. */
 export type RecordType<D> = D extends ResourceDefinition<infer R> ? R : never
-
-const FILTER_TYPE: Record<ColumnType, FieldType | undefined> = {
-  text: "string",
-  uuid: "uuid",
-  numeric: "number",
-  integer: "number",
-  date: "date",
-  timestamptz: "datetime",
-  boolean: "boolean",
-  jsonb: undefined
-}
 
 const entries = (fields: Fields) => Object.entries(fields) as Array<[string, AnyField]>
 
