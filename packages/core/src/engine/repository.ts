@@ -48,8 +48,8 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   /** The first row matching `filter` (validated against the declared fields). */
   readonly findOne: (resource: AnyResource, tenantId: string, filter: FilterNode, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
   readonly findById: (resource: AnyResource, tenantId: string, id: string, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
-  /** Of `ids`, those that name no live record of `resource` the tenant can see. */
-  readonly missing: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>) => Effect.Effect<ReadonlyArray<string>>
+  /** Of `ids`, those that name no live record of `resource` the tenant can see (within `scope`, a catalog's scope rules). */
+  readonly missing: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>, scope?: FilterNode) => Effect.Effect<ReadonlyArray<string>>
 
   readonly insert: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<string, WriteFailure>
   readonly update: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<void, WriteFailure>

@@ -264,7 +264,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
                   if (!field.reference || value === null || value === undefined) return
                   if (current !== undefined && current[name] === value) return
                   const target = field.reference.resource() as AnyResource
-                  const missing = yield* repo.missing(target, principal.tenantId, [value as string])
+                  // A catalog's scope rules hold for references too: a bank of another country is not the tenant's to use.
+                  const missing = yield* repo.missing(target, principal.tenantId, [value as string], target.visibility?.filter(principal))
                   if (missing.length > 0) problems[`${at}${name}`] = [`does not match any ${target.title.toLowerCase()}`]
                 }), { discard: true })
             yield* check(resource.fields, draft.values, draft.current, "")

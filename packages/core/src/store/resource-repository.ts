@@ -337,10 +337,10 @@ export const makeResourceRepository = Effect.gen(function* () {
     return findOne(resource, tenantId, filter, options)
   }
 
-  const missing = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>) => {
+  const missing = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>, scope?: FilterNode) => {
     const wanted = distinct(ids).map(String)
     if (wanted.length === 0) return Effect.succeed([])
-    const where = [...scopeConditions(resource, tenantId, {}), sql`r.id IN ${sql.in(wanted)}`]
+    const where = [...scopeConditions(resource, tenantId, { filter: scope }), sql`r.id IN ${sql.in(wanted)}`]
     return sql<{ id: string }>`SELECT r.id::text AS id FROM ${table(resource.table)} r WHERE ${sql.and(where)}`.pipe(
       Effect.orDie,
       Effect.map((rows) => {
