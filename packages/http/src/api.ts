@@ -1,6 +1,6 @@
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { actionParameters, allResources, type AnyResource, pageOf, type ResourceAction } from "@erp/core"
+import { actionParameters, allResources, type AnyResource, pageOf, publicResources, type ResourceAction } from "@erp/core"
 import { Schema } from "effect"
 import { Authentication } from "./authentication.js"
 import { listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
@@ -139,7 +139,7 @@ export type ResourceGroup = ReturnType<typeof resourceGroup>
 
 /** A contract over a registry: health plus one group per declared resource. */
 export const makeApi = (registry: ReadonlyArray<AnyResource>) =>
-  registry.reduce((api, resource) => api.add(resourceGroup(resource)) as typeof base, base)
+  publicResources(registry).reduce((api, resource) => api.add(resourceGroup(resource)) as typeof base, base)
 
 /** The whole contract of the built-in registry. */
 export const Api = makeApi(allResources)

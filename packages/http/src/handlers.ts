@@ -1,5 +1,5 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { allResources, type AnyResource, CurrentPrincipal, type DomainError, type QueryParams, ResourceEngine } from "@erp/core"
+import { allResources, type AnyResource, CurrentPrincipal, publicResources, type DomainError, type QueryParams, ResourceEngine } from "@erp/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { Api, type ResourceApi } from "./api.js"
@@ -80,7 +80,7 @@ const healthHandlers = (api: typeof Api) => HttpApiBuilder.group(api, "health", 
 
 /** Handlers for every group of an API made by `makeApi(registry)`. */
 export const makeHandlers = (api: typeof Api, registry: ReadonlyArray<AnyResource>) =>
-  Layer.mergeAll(healthHandlers(api), ...registry.map((resource) => resourceHandlers(api as unknown as ResourceApi, resource)))
+  Layer.mergeAll(healthHandlers(api), ...publicResources(registry).map((resource) => resourceHandlers(api as unknown as ResourceApi, resource)))
 
 /** Handlers for every group of the API, derived from the registry. */
 export const layerHandlers = makeHandlers(Api, allResources)

@@ -1,5 +1,6 @@
 import {
   allResources,
+  publicResources,
   type AnyResource,
   type DomainError,
   fieldErrors,
@@ -279,4 +280,4 @@ export const listTenantsTool: ToolDefinition = {
 }
 
 /** Every tool the server offers, derived from the resource registry. */
-export const tools: ReadonlyArray<ToolDefinition> = [listTenantsTool, ...allResources.flatMap(resourceTools)]
+export const tools: ReadonlyArray<ToolDefinition> = [listTenantsTool, ...publicResources(allResources).flatMap(resourceTools)]

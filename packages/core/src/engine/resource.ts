@@ -157,6 +157,12 @@ export interface ResourceDeclaration<F extends Fields> {
   /** Machine code of the 404 body, e.g. `PRODUCT_NOT_FOUND`. */
   readonly notFoundCode: string
   readonly adminOnly?: boolean
+  /**
+   * Written and read through core by the embedding app (the product panel) only: no
+   * REST route, no MCP tool (spec "Events": the event is only a signal). Its writes
+   * still record events and go through every rule.
+   */
+  readonly panelOnly?: boolean
   /** Subscribable: every write records one `<name>.<action>` event (spec "Events"). */
   readonly events?: boolean
 

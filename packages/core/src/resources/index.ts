@@ -11,4 +11,8 @@ export const resources: ReadonlyArray<AnyResource> = [products, customers, suppl
 /** Everything every transport serves: business resources, the change feed, and the read-only reference catalogs. */
 export const allResources: ReadonlyArray<AnyResource> = [...resources, events as AnyResource, ...catalogResources]
 
+/** What REST and MCP serve: everything but the panel-only resources. */
+export const publicResources = (registry: ReadonlyArray<AnyResource>): ReadonlyArray<AnyResource> =>
+  registry.filter((resource) => !resource.panelOnly)
+
 export { customers, events, products, suppliers }
