@@ -1,7 +1,7 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { OAuthConfig } from "@erp/core"
 import { Effect, Option } from "effect"
-import { publicUrl } from "./public-url.js"
+import { bearerChallenge, publicUrl, routedUrl } from "./public-url.js"
 import { randomUUID } from "node:crypto"
 import { errorBody } from "./errors.js"
 
@@ -31,12 +31,12 @@ const finalize = (requestId: string, path: string, issuer: string) => (response:
   }
   // RFC 9728: the challenge points clients (MCP ones above all) at the resource metadata.
   if (out.status === 401 && !out.headers["www-authenticate"]) {
-    out = HttpServerResponse.setHeader(out, "www-authenticate", `Bearer realm="erp", resource_metadata="${issuer}/.well-known/oauth-protected-resource"`)
+    out = HttpServerResponse.setHeader(out, "www-authenticate", bearerChallenge(issuer))
   }
   return out.pipe(HttpServerResponse.setHeader("x-request-id", requestId), HttpServerResponse.setHeader("api-version", CURRENT_VERSION))
 }
 
-/** Around every request: request id, `api-version` check, and `finalize` on the way out. */
+/** Around every request: the base path taken off, request id, `api-version` check, and `finalize` on the way out. */
 export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -51,5 +51,10 @@ export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defa
       return done(HttpServerResponse.unsafeJson(errorBody(400, message, "INVALID_API_VERSION"), { status: 400 }))
     }
     yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(done(response)))
-    return yield* app.pipe(Effect.annotateLogs({ request_id: requestId }))
+    const routed = Option.isSome(config) ? routedUrl(config.value, request.url) : request.url
+    if (routed === undefined) return HttpServerResponse.empty({ status: 404 })
+    return yield* app.pipe(
+      Effect.provideService(HttpServerRequest.HttpServerRequest, routed === request.url ? request : request.modify({ url: routed })),
+      Effect.annotateLogs({ request_id: requestId })
+    )
   })
