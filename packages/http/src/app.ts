@@ -19,7 +19,8 @@ import { checkPortFree } from "./listen.js"
 import { withHostConcerns } from "./middleware.js"
 import { SignInHook } from "./oauth/authorize.js"
 import { layerOAuthRoutes } from "./oauth/routes.js"
-import { publicPath, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
+import { ArrivedAs } from "./middleware.js"
+import { publicPath, routedUrl, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
 
 /** The API with its handlers and `/openapi.json`; needs the core services. */
 export const layerHttpApi = Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes).pipe(
@@ -46,11 +47,6 @@ export interface StoreOptions {
   /** A ready store location (overrides the two above). */
   readonly store?: StoreLocation
   /**
-   * The path the API is mounted under (`/erp`): requests arrive with it and it is taken off
-   * before routing; generated URLs, form actions and cookie paths carry it. Default `ERP_BASE_PATH`, else none.
-   */
-  readonly basePath?: string
-  /**
    * The public base URL, path included (`https://app.example.com/erp`): the OAuth issuer and
    * the base of every generated URL. Default `ERP_PUBLIC_URL`, else each request's Host plus `basePath`.
    */
@@ -64,13 +60,22 @@ export interface StoreOptions {
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
 }
 
-const settingsOf = (options: StoreOptions): Partial<OAuthSettings> => ({
+export interface FetchHandlerOptions extends StoreOptions {
+  /**
+   * The path the handler is mounted under (`/erp`): requests arrive with it (the handler
+   * takes it off before routing) and every generated URL, form action and cookie path
+   * carries it. Forward the two metadata documents too (`handles(path)` says which paths are the handler's).
+   */
+  readonly basePath?: string
+}
+
+const settingsOf = (options: FetchHandlerOptions): Partial<OAuthSettings> => ({
   ...options.oauth,
   ...(options.basePath !== undefined ? { basePath: options.basePath } : {}),
   ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {})
 })
 
-const layerCoreOf = (options: StoreOptions, location: StoreLocation) =>
+const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) =>
   layerCore(location, { oauth: settingsOf(options) }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
   )
@@ -102,14 +107,16 @@ const openRuntime = async <R, A>(
   }
 }
 
-/** The paths an embedding app forwards to the handler: the base path, and the two metadata documents at the root. */
-const handledPaths = (settings: OAuthSettings) => {
-  const base = settings.basePath
-  const documents = publicPath(settings) === "" ? [] : WELL_KNOWN_DOCUMENTS.map((name) => `/.well-known/${name}${publicPath(settings)}`)
-  return (url: string): boolean => {
-    const pathname = url.startsWith("/") ? url.split("?")[0] : new URL(url).pathname
-    return documents.includes(pathname) || base === "" || pathname === base || pathname.startsWith(`${base}/`)
-  }
+/** A web Request with another path and query (the base path taken off), body and signal kept. */
+const withPath = (request: Request, pathAndQuery: string): Request => {
+  const url = new URL(pathAndQuery, request.url)
+  const hasBody = request.body !== null
+  return new Request(url, {
+    method: request.method,
+    headers: request.headers,
+    signal: request.signal,
+    ...(hasBody ? { body: request.body, duplex: "half" } : {})
+  } as RequestInit)
 }
 
 /**
@@ -119,19 +126,32 @@ const handledPaths = (settings: OAuthSettings) => {
  * The store is opened and migrated before the promise resolves; `dispose` closes it.
  * A start-up failure rejects with a `StartupError` (one plain line).
  */
-export const createFetchHandler = async (options: StoreOptions = {}) => {
+export const createFetchHandler = async (options: FetchHandlerOptions = {}) => {
   const location = options.store ?? resolveStoreLocation(options)
   const { runtime: core, value: runtime } = await openRuntime(() => ManagedRuntime.make(layerCoreOf(options, location)), (made) => made.runtime(), startupContext(location))
   const settings = Context.get(runtime.context, OAuthConfig)
   const web = HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(layerHttpApi, HttpServer.layerContext).pipe(Layer.provide(Layer.succeedContext(runtime.context))),
+    // provideMerge: the host middleware reads the settings (base path, public URL) from the same context.
+    Layer.mergeAll(layerHttpApi, HttpServer.layerContext).pipe(Layer.provideMerge(Layer.succeedContext(runtime.context))),
     { middleware: withHostConcerns }
   )
+  const base = settings.basePath
+  const documents = WELL_KNOWN_DOCUMENTS.map((name) => `/.well-known/${name}${publicPath(settings)}`)
+  /** Whether a request path (or URL) is the handler's: under the base path, or one of its two metadata documents. */
+  const handles = (url: string): boolean => {
+    const path = new URL(url, "http://local").pathname
+    return base === "" || path === base || path.startsWith(`${base}/`) || documents.includes(path)
+  }
   return {
     ...makeAdmin(core),
-    handler: web.handler,
-    /** Whether a request path (or URL) is the handler's: under the base path, or one of its metadata documents. */
-    handles: handledPaths(settings),
+    handler: (request: Request): Promise<Response> => {
+      if (base === "") return web.handler(request)
+      const url = new URL(request.url)
+      const routed = routedUrl(base, `${url.pathname}${url.search}`)
+      const arrived = Context.make(ArrivedAs, { path: url.pathname, routed: routed !== undefined })
+      return web.handler(routed === undefined ? request : withPath(request, routed), arrived as Context.Context<never>)
+    },
+    handles,
     /** The core services as an Effect runtime, for apps written with Effect. */
     core,
     dispose: async () => {
@@ -159,6 +179,5 @@ export const startServer = async (options: StoreOptions & ListenOptions = {}) =>
     context
   )
   const url = address._tag === "TcpAddress" ? `http://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}` : `unix:${address.path}`
-  const { basePath } = await runtime.runPromise(OAuthConfig)
-  return { ...makeAdmin(runtime), url: `${url}${basePath}`, close: () => runtime.dispose() }
+  return { ...makeAdmin(runtime), url, close: () => runtime.dispose() }
 }

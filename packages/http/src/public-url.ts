@@ -40,22 +40,17 @@ export const bearerChallenge = (base: string, error?: string): string =>
   `Bearer realm="erp"${error ? `, error="${error}"` : ""}, resource_metadata="${wellKnownUrl(base, "oauth-protected-resource")}"`
 
 /**
- * The path the router sees for a request path, or undefined when the request is not
- * ours: under the base path, the prefix is taken off; the metadata documents are also
- * answered where RFC 8414 and RFC 9728 put them for a base with a path
- * (`/.well-known/oauth-authorization-server/erp`), which the embedding app forwards.
+ * The path and query the router sees for a request that arrived at the fetch handler, or
+ * undefined when it is not the handler's: under the base path, the prefix is taken off;
+ * the metadata documents at their RFC 8414/9728 locations (`/.well-known/<document>/erp`,
+ * forwarded by the embedding app) pass as they are (their routes check the suffix).
  */
-export const routedUrl = (config: OAuthSettings, url: string): string | undefined => {
+export const routedUrl = (basePath: string, url: string): string | undefined => {
   const query = url.indexOf("?")
   const pathname = query === -1 ? url : url.slice(0, query)
   const search = query === -1 ? "" : url.slice(query)
-  const prefix = publicPath(config)
-  if (prefix !== "") {
-    const document = WELL_KNOWN_DOCUMENTS.find((name) => pathname === `/.well-known/${name}${prefix}`)
-    if (document) return `/.well-known/${document}${search}`
-  }
-  const base = config.basePath
-  if (base === "") return url
-  if (pathname === base || pathname.startsWith(`${base}/`)) return `${pathname.slice(base.length) || "/"}${search}`
+  if (basePath === "") return url
+  if (WELL_KNOWN_DOCUMENTS.some((name) => pathname.startsWith(`/.well-known/${name}/`))) return url
+  if (pathname === basePath || pathname.startsWith(`${basePath}/`)) return `${pathname.slice(basePath.length) || "/"}${search}`
   return undefined
 }

@@ -1,6 +1,6 @@
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
-import { describeStore, ensureDemoTenant, explainStartupFailure, firstStartBanner, layerCore, OAuthConfig, type StartupContext } from "@erp/core"
+import { describeStore, ensureDemoTenant, explainStartupFailure, firstStartBanner, layerCore, type StartupContext } from "@erp/core"
 import { checkPortFree, layerNodeServer } from "@erp/http"
 import { type Command } from "commander"
 import { Effect, Layer } from "effect"
@@ -15,22 +15,21 @@ const parsePort = (value: string) => {
 interface ServeOptions {
   readonly port: string
   readonly host: string
-  readonly basePath?: string
   readonly publicUrl?: string
   readonly dynamicRegistration: boolean
   readonly trustProxy?: boolean
 }
 
 const EXAMPLES = `
-Environment: PORT, HOST, DATABASE_URL, ERP_DATA_DIR, ERP_PUBLIC_URL, ERP_BASE_PATH,
-ERP_DYNAMIC_REGISTRATION=false, ERP_TRUST_PROXY=true (the options above win over them).
+Environment: PORT, HOST, DATABASE_URL, ERP_DATA_DIR, ERP_PUBLIC_URL, ERP_DYNAMIC_REGISTRATION=false,
+ERP_TRUST_PROXY=true, ERP_JWT_* (an external identity provider); the options above win over them.
 
 Examples:
   erp serve                                             # http://127.0.0.1:3000, embedded store in .erp-data/
   PORT=8080 erp serve                                   # or --port 8080
   erp serve --host 0.0.0.0 --database-url postgres://user:pw@db/erp
   erp serve --public-url https://erp.example.com        # behind a proxy: the OAuth issuer
-  erp serve --base-path /erp                            # answer under /erp/…
+  erp serve --public-url https://example.com/erp        # behind a proxy that maps /erp/… to /…
 `
 
 export const registerServe = (program: Command) =>
@@ -39,7 +38,6 @@ export const registerServe = (program: Command) =>
     .description("Start the HTTP host (checks the port, then migrates the store and loads catalogs)")
     .option("--port <port>", "Port to listen on, 0 for any free one (default: PORT, else 3000)", process.env.PORT ?? "3000")
     .option("--host <host>", "Address to bind (default: HOST, else 127.0.0.1)", process.env.HOST ?? "127.0.0.1")
-    .option("--base-path <path>", "Serve under this path prefix, e.g. /erp (default ERP_BASE_PATH)")
     .option("--public-url <url>", "Public base URL, the OAuth issuer (default ERP_PUBLIC_URL, else each request's Host)")
     .option("--no-dynamic-registration", "Refuse OAuth dynamic client registration (RFC 7591)")
     .option("--trust-proxy", "Per-IP limits read X-Forwarded-For (only behind a proxy that sets it; default ERP_TRUST_PROXY)")
@@ -56,15 +54,13 @@ export const registerServe = (program: Command) =>
       })
       const oauth = {
         ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-        ...(options.basePath !== undefined ? { basePath: options.basePath } : {}),
         ...(options.dynamicRegistration === false ? { dynamicRegistration: false } : {}),
         ...(options.trustProxy ? { trustProxy: true } : {})
       }
       const program = Effect.gen(function* () {
         const server = yield* HttpServer.HttpServer
         const address = server.address
-        const origin = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
-        const url = `${origin}${(yield* OAuthConfig).basePath}`
+        const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
         const demo = yield* ensureDemoTenant()
         yield* Effect.sync(() => {
           process.stdout.write(`erp listening on ${url} (${describeStore(store)})\n`)

@@ -18,8 +18,9 @@ export interface OAuthSettings {
    */
   readonly publicUrl: string | undefined
   /**
-   * The path prefix requests arrive with when the API is mounted under one (`/erp`): taken
-   * off before routing, and part of every generated URL when `publicUrl` is unset. `""` for none.
+   * The path prefix requests arrive with when the fetch handler is mounted under one (`/erp`;
+   * `createFetchHandler({ basePath })` sets it and takes it off before routing): part of every
+   * generated URL when `publicUrl` is unset. `""` for none.
    */
   readonly basePath: string
   readonly dynamicRegistration: boolean
@@ -59,7 +60,7 @@ export class OAuthConfig extends Context.Tag("erp/core/OAuthConfig")<OAuthConfig
       : undefined
     const settings: OAuthSettings = {
       publicUrl: env.ERP_PUBLIC_URL || undefined,
-      basePath: env.ERP_BASE_PATH ?? "",
+      basePath: "",
       dynamicRegistration: env.ERP_DYNAMIC_REGISTRATION !== "false",
       trustProxy: env.ERP_TRUST_PROXY === "true",
       externalIdp: external,
