@@ -2,7 +2,7 @@ import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { describeStore, ensureDemoTenant, explainStartupFailure, firstStartBanner, layerCore, type StartupContext } from "@erp/core"
 import { checkPortFree, layerNodeServer } from "@erp/http"
-import { type Command } from "commander"
+import { type Command, Option } from "commander"
 import { Effect, Layer } from "effect"
 import { CliFailure, reportFailure, storeFrom, type StoreFlags } from "../runtime.js"
 
@@ -36,8 +36,8 @@ export const registerServe = (program: Command) =>
   program
     .command("serve")
     .description("Start the HTTP host (checks the port, then migrates the store and loads catalogs)")
-    .option("--port <port>", "Port to listen on, 0 for any free one (default: PORT, else 3000)", process.env.PORT ?? "3000")
-    .option("--host <host>", "Address to bind (default: HOST, else 127.0.0.1)", process.env.HOST ?? "127.0.0.1")
+    .addOption(new Option("--port <port>", "Port to listen on, 0 for any free one").default(process.env.PORT ?? "3000", "PORT, else 3000"))
+    .addOption(new Option("--host <host>", "Address to bind").default(process.env.HOST ?? "127.0.0.1", "HOST, else 127.0.0.1"))
     .option("--public-url <url>", "Public base URL, the OAuth issuer (default ERP_PUBLIC_URL, else each request's Host)")
     .option("--no-dynamic-registration", "Refuse OAuth dynamic client registration (RFC 7591)")
     .option("--trust-proxy", "Per-IP limits read X-Forwarded-For (only behind a proxy that sets it; default ERP_TRUST_PROXY)")

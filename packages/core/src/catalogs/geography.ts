@@ -72,6 +72,6 @@ export const matchGeographyText = (input: GeographyInput, stored: { readonly cou
       } else matched.city_id = found[0].id
     }
 
-    if (problems.any) return yield* problems.fail("The geography fields cannot be matched safely to the catalogs")
+    if (problems.any) return yield* problems.fail("The geography fields cannot be matched safely to the catalogs", "GEOGRAPHY_UNRESOLVED")
     return matched as GeographyIds
   })

@@ -145,7 +145,7 @@ export const blockOf = (
 export const compact = (block: Readonly<Record<string, unknown>>): Record<string, unknown> =>
   Object.fromEntries(Object.entries(block).filter(([, value]) => value !== null && value !== undefined))
 
-/** Collects 422 reasons and fails once with all of them. */
+/** Collects 422 reasons and fails once with all of them, under one `code` (`VALIDATION_FAILED` unless named). */
 export class Problems {
   private readonly fields: Record<string, Array<string>> = {}
   add(field: string, reason: string): void {
@@ -154,7 +154,7 @@ export class Problems {
   get any(): boolean {
     return Object.keys(this.fields).length > 0
   }
-  fail(message: string) {
-    return Effect.fail(unprocessable(message, this.fields as FieldErrors))
+  fail(message: string, code = "VALIDATION_FAILED") {
+    return Effect.fail(unprocessable(message, this.fields as FieldErrors, code))
   }
 }

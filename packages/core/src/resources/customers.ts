@@ -250,7 +250,7 @@ export const resolveGeography = (wanted: Geography) =>
       const country = yield* catalogs.findCountry(country_id)
       if (Option.isNone(country)) problems.add("country_id", "does not match any country")
     }
-    if (problems.any) return yield* problems.fail("The geography fields cannot be matched to the catalogs")
+    if (problems.any) return yield* problems.fail("The geography fields cannot be matched to the catalogs", "GEOGRAPHY_UNRESOLVED")
     return { city_id, state_id, country_id }
   })
 
@@ -300,7 +300,7 @@ export const partyColumns = (
     const typeChanged = taxIdType !== (current?.tax_id_type ?? null)
     if (input.type !== undefined) values.type = input.type
     else if (!current || typeChanged) values.type = taxIdType && individualTaxIdTypes.includes(taxIdType) ? "individual" : "company"
-    if (problems.any) return yield* problems.fail("The tax id is not valid for its type")
+    if (problems.any) return yield* problems.fail("The tax id is not valid for its type", "INVALID_TAX_ID")
 
     const geographyTouched = (["city_id", "state_id", "country_id", "city", "state", "country_code"] as const).some((key) => input[key] !== undefined)
     if (geographyTouched) {

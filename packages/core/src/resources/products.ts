@@ -154,7 +154,7 @@ const resolveUnit = (input: ProductInput, context: WriteContext) =>
     if (Option.isSome(unit) && !availableIn(unit.value, context.tenantCountry)) {
       problems.add(input.unit_of_measurement_id ? "unit_of_measurement_id" : "br_data.unit_of_measure", `is not available in ${context.tenantCountry}`)
     }
-    if (problems.any) return yield* problems.fail("The unit of measurement cannot be used")
+    if (problems.any) return yield* problems.fail("The unit of measurement cannot be used", "INVALID_UNIT_OF_MEASUREMENT")
     // Explicit null clears the unit; absent leaves it alone.
     if (Option.isSome(unit)) return unit.value.id as string | null | undefined
     if (input.unit_of_measurement_id === null) return null
