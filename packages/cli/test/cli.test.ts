@@ -123,7 +123,7 @@ describe("erp CLI on the embedded store", () => {
       [expired.id]: "expired",
       [revoked.id]: "revoked"
     })
-  })
+  }, 120_000)
 
   it("exports a tenant's records as JSON lines", async () => {
     const key = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "export", "--all", "--json"]))
@@ -164,7 +164,7 @@ describe("erp's answers on an empty store and at start-up failures", () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
-  })
+  }, 60_000)
 
   it("refuses a busy port in one line before opening the store", async () => {
     const busy = net.createServer()
