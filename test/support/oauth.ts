@@ -191,9 +191,9 @@ export interface AuthorizationRequest {
   readonly extra?: Readonly<Record<string, string | undefined>>
 }
 
-/** `/oauth/authorize?…` on `baseUrl`, with `response_type=code` and the S256 challenge. */
+/** `/oauth/authorize?…` under `baseUrl` (its path kept), with `response_type=code` and the S256 challenge. */
 export const authorizationUrl = (baseUrl: string, request: AuthorizationRequest): URL => {
-  const url = new URL("/oauth/authorize", baseUrl)
+  const url = new URL(`${baseUrl.replace(/\/+$/, "")}/oauth/authorize`)
   const params: Record<string, string | undefined> = {
     response_type: "code",
     client_id: request.clientId,

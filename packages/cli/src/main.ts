@@ -8,9 +8,22 @@ import { registerServe } from "./commands/serve.js"
 import { registerStore } from "./commands/store.js"
 import { registerTenants } from "./commands/tenants.js"
 import { registerUsers } from "./commands/users.js"
-import { CliFailure } from "./runtime.js"
+import { reportFailure } from "./runtime.js"
 
 export const VERSION = "0.1.0"
+
+const HELP_EXAMPLES = `
+Examples:
+  erp serve                                          # http://127.0.0.1:3000, embedded store in .erp-data/
+  erp serve --port 8080 --database-url postgres://user:pw@host/db
+  erp tenants create --name "Acme Ltda" --country BR --json
+  erp keys create --tenant <tenant-id> --name "ERP sync" --all
+  erp keys list --tenant <tenant-id>
+  erp export products --tenant <tenant-id> > products.jsonl
+  erp mcp --api-key sk_...                           # MCP over stdio for an agent
+
+Run "erp <command> --help" for a command's options and examples.
+`
 
 export const makeProgram = () => {
   const program = new Command("erp")
@@ -18,7 +31,9 @@ export const makeProgram = () => {
     .version(VERSION)
     .option("--database-url <url>", "PostgreSQL URL (default: DATABASE_URL, else the embedded store)")
     .option("--data-dir <dir>", "Folder of the embedded PGlite store (default: ERP_DATA_DIR or .erp-data)")
+    .option("--verbose", "On failure, print the whole error with its stack")
     .showHelpAfterError()
+    .addHelpText("after", HELP_EXAMPLES)
   registerServe(program)
   registerStore(program)
   registerTenants(program)
@@ -34,7 +49,4 @@ export const makeProgram = () => {
 export const main = (argv: ReadonlyArray<string>) =>
   makeProgram()
     .parseAsync([...argv])
-    .catch((error: unknown) => {
-      process.stderr.write(`Error: ${error instanceof CliFailure || error instanceof Error ? error.message : String(error)}\n`)
-      process.exitCode = 1
-    })
+    .catch((error: unknown) => reportFailure(error, argv.includes("--verbose")))

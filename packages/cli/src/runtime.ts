@@ -1,42 +1,64 @@
-import { DataDirLocked, describeStore, layerCore, operatorPrincipal, resolveStoreLocation, type StoreLocation, Tenancy } from "@erp/core"
-import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
+import { describeStore, explainStartupFailure, layerCore, resolveStoreLocation, type StoreLocation } from "@erp/core"
+import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option, Runtime } from "effect"
 
-/** Options every command takes to find the store. */
+/** Options every command takes to find the store, and `--verbose`. */
 export interface StoreFlags {
   readonly databaseUrl?: string
   readonly dataDir?: string
+  readonly verbose?: boolean
 }
 
 export const storeFrom = (flags: StoreFlags): StoreLocation => resolveStoreLocation(flags)
 
-/** A failure the user can act on: printed as one line, exit code 1. */
+/** A failure the user can act on: printed as one line (the details only with `--verbose`), exit code 1. */
 export class CliFailure extends Error {}
 
 const describeFailure = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
   const error = Option.isSome(failure) ? failure.value : Cause.squash(cause)
-  if (error instanceof DataDirLocked || error instanceof CliFailure) return error.message
-  if (typeof error === "object" && error !== null && "message" in error && "_tag" in error) {
-    return String((error as { message: unknown }).message)
-  }
-  const deep = Cause.squash(cause)
-  return deep instanceof Error ? deep.message : String(deep)
+  if (typeof error === "object" && error !== null && "message" in error) return String((error as { message: unknown }).message)
+  return String(error)
 }
 
-/** Runs an effect against the core over the store the flags name, then closes the store. */
+/** What `--verbose` adds below the one line: the whole cause, stacks included. */
+const details = (error: unknown): string => {
+  if (Runtime.isFiberFailure(error)) return Cause.pretty(error[Runtime.FiberFailureCauseId])
+  if (Cause.isCause(error)) return Cause.pretty(error)
+  if (error instanceof Error) {
+    const inner = error.cause === undefined ? "" : `\nCaused by: ${details(error.cause)}`
+    return `${error.stack ?? error.message}${inner}`
+  }
+  return String(error)
+}
+
+/** Prints a failure as the user should see it: `Error: <what failed; what to do>`, the rest only with `--verbose`. */
+export const reportFailure = (error: unknown, verbose: boolean) => {
+  const message = error instanceof Error ? error.message : String(error)
+  process.stderr.write(`Error: ${message}\n`)
+  if (verbose) {
+    const cause = error instanceof Error && error.cause !== undefined ? error.cause : error
+    process.stderr.write(`${details(cause)}\n`)
+  }
+  process.exitCode = 1
+}
+
+/** Opens the core over the store the flags name (a start-up failure becomes one plain line), runs an effect, closes the store. */
 export const runWithCore = async <A, E>(
   flags: StoreFlags,
   effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof layerCore>>>
 ): Promise<A> => {
-  const runtime = ManagedRuntime.make(layerCore(storeFrom(flags)))
+  const store = storeFrom(flags)
+  const runtime = ManagedRuntime.make(layerCore(store))
   try {
+    try {
+      await runtime.runtime()
+    } catch (error) {
+      const explained = explainStartupFailure(error, { store })
+      throw new CliFailure(explained.message, { cause: explained.cause })
+    }
     const exit = await runtime.runPromiseExit(effect)
     if (Exit.isSuccess(exit)) return exit.value
-    throw new CliFailure(describeFailure(exit.cause))
-  } catch (error) {
-    if (error instanceof CliFailure) throw error
-    const cause = (error as { cause?: unknown }).cause
-    throw new CliFailure(describeFailure(Cause.die(cause ?? error)))
+    throw new CliFailure(describeFailure(exit.cause), { cause: exit.cause })
   } finally {
     await runtime.dispose().catch(() => undefined)
   }
@@ -47,8 +69,3 @@ export const storeDescription = (flags: StoreFlags) => describeStore(storeFrom(f
 export const printJson = (value: unknown) => process.stdout.write(JSON.stringify(value, null, 2) + "\n")
 
 export const warn = (message: string) => process.stderr.write(`Warning: ${message}\n`)
-
-
-/** The operator acts as the tenant's admin (exports, restores); events name the CLI as the actor. */
-export const operatorFor = (tenantId: string) =>
-  Effect.map(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(tenantId)), (tenant) => operatorPrincipal(tenant))

@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -106,6 +107,24 @@ describe("erp CLI on the embedded store", () => {
     }
   }, 120_000)
 
+  it("lists each key as active, expired or revoked", async () => {
+    const active = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "status-active", "--all", "--json"]))
+    const expired = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "status-expired", "--all", "--expires-at", "2020-01-01", "--json"]))
+    const revoked = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "status-revoked", "--all", "--json"]))
+    json(await erp([...flags, "keys", "revoke", revoked.id, "--json"]))
+    const text = (await erp([...flags, "keys", "list", "--tenant", tenantId])).stdout
+    const line = (id: string) => text.split("\n").find((candidate) => candidate.startsWith(id))
+    expect(line(active.id)).toMatch(/status-active {2}active$/)
+    expect(line(expired.id)).toMatch(/status-expired {2}expired 2020-01-01$/)
+    expect(line(revoked.id)).toMatch(/status-revoked {2}revoked \d{4}-/)
+    const listed = json(await erp([...flags, "keys", "list", "--tenant", tenantId, "--json"])) as Array<{ id: string; status: string }>
+    expect(Object.fromEntries(listed.filter((key) => [active.id, expired.id, revoked.id].includes(key.id)).map((key) => [key.id, key.status]))).toEqual({
+      [active.id]: "active",
+      [expired.id]: "expired",
+      [revoked.id]: "revoked"
+    })
+  }, 120_000)
+
   it("restores a deleted record and exports a tenant's records as JSON lines", async () => {
     const key = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "export", "--all", "--json"]))
     const host = await serve(flags)
@@ -130,7 +149,65 @@ describe("erp CLI on the embedded store", () => {
     const names = result.stdout.trim().split("\n").map((line) => JSON.parse(line).name)
     expect(names).toEqual(expect.arrayContaining(["Export A", "Export B", "Export C"]))
     expect(result.stderr).toMatch(/Exported \d+ products/)
+    const empty = await erp([...flags, "export", "customers", "--tenant", tenantId])
+    expect(empty.stderr).toBe("Exported 0 customers\n")
   }, 120_000)
+})
+
+/** A port nothing listens on: one the system just handed out and took back. */
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+
+describe("erp's answers on an empty store and at start-up failures", () => {
+  it("says so when a store has no tenants", async () => {
+    const dir = testDataDir()
+    try {
+      const result = await erp(["--data-dir", dir, "tenants", "list"])
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/^No tenants yet/)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it("refuses a busy port in one line before opening the store", async () => {
+    const busy = net.createServer()
+    const port = await new Promise<number>((resolve) => busy.listen(0, "127.0.0.1", () => resolve((busy.address() as net.AddressInfo).port)))
+    const dir = path.join(os.tmpdir(), `erp-never-${process.pid}-${port}`)
+    try {
+      const result = await erp(["--data-dir", dir, "serve", "--port", String(port)])
+      expect(result.code).toBe(1)
+      expect(result.stderr).toBe(`Error: port ${port} is already in use; pass --port\n`)
+      expect(fs.existsSync(dir)).toBe(false)
+    } finally {
+      busy.close()
+    }
+  })
+
+  it("names the PostgreSQL server it cannot reach in one line, the stack only with --verbose", async () => {
+    const port = await closedPort()
+    const url = `postgres://postgres@127.0.0.1:${port}/erp`
+    const plain = await erp(["--database-url", url, "tenants", "list"])
+    expect(plain.code).toBe(1)
+    expect(plain.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(new RegExp(`^Error: cannot connect to PostgreSQL at 127\\.0\\.0\\.1:${port}: connection refused; `))])
+    const verbose = await erp(["--database-url", url, "serve", "--port", "0", "--verbose"])
+    expect(verbose.code).toBe(1)
+    expect(verbose.stderr).toContain(`cannot connect to PostgreSQL at 127.0.0.1:${port}`)
+    expect(verbose.stderr).toMatch(/\n\s+at /)
+  })
+
+  it.runIf(Boolean(process.env.TEST_DATABASE_URL))("names a database that does not exist", async () => {
+    const url = new URL(process.env.TEST_DATABASE_URL!)
+    url.pathname = `/erp_missing_${process.pid}`
+    const result = await erp(["--database-url", url.toString(), "serve", "--port", "0"])
+    expect(result.code).toBe(1)
+    expect(result.stderr.trimEnd().split("\n")).toEqual([expect.stringContaining(`database "erp_missing_${process.pid}" does not exist`)])
+  })
 })
 
 describe("erp serve on a fresh store", () => {

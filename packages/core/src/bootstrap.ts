@@ -29,3 +29,18 @@ export const ensureDemoTenant = (options: { name?: string; countryCode?: string;
     })
     return { tenant, email, token } satisfies DemoSetup
   }).pipe(Effect.orDie)
+
+/** What a first start prints: the demo tenant, its admin and the key (shown only then), and a request to try. */
+export const firstStartBanner = (url: string, demo: DemoSetup): string =>
+  [
+    "",
+    "First start: created a demo tenant and an admin API key.",
+    `  tenant: ${demo.tenant.name} (${demo.tenant.id})`,
+    `  admin user: ${demo.email}`,
+    "  API key (shown only now, store it safely):",
+    `  ${demo.token}`,
+    "",
+    "Try it:",
+    `  curl -s ${url}/products -H "Authorization: Bearer ${demo.token}"`,
+    ""
+  ].join("\n")

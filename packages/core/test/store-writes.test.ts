@@ -3,7 +3,7 @@ import { Effect, Exit, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FIXTURE_TABLES, testOrders } from "../../../test/support/fixture-orders.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
-import { events, layerCore, operatorPrincipal, type Principal, products, ResourceEngine, type Row, Tenancy } from "../src/index.js"
+import { events, layerCore, asOperator, type Principal, products, ResourceEngine, type Row, Tenancy } from "../src/index.js"
 
 /** The SQL store under the engine: units of work, events, numbering, children and constraints, on both stores. */
 describe.each(storeKinds)("SQL unit of work on %s", (kind) => {
@@ -12,7 +12,7 @@ describe.each(storeKinds)("SQL unit of work on %s", (kind) => {
 
   const newPrincipal = async () => {
     const tenant = await runtime.runPromise(Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name: "Store test", countryCode: "BR" })))
-    return operatorPrincipal(tenant, "store-test")
+    return asOperator(tenant, "store-test")
   }
   const attempt = <A, E>(use: (engine: ResourceEngine["Type"]) => Effect.Effect<A, E>) => runtime.runPromiseExit(Effect.flatMap(ResourceEngine, use))
   const ok = async <A, E>(use: (engine: ResourceEngine["Type"]) => Effect.Effect<A, E>): Promise<A> => {

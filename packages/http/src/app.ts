@@ -1,14 +1,28 @@
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { allResources, type AnyResource, layerCore, type OAuthSettings, resolveStoreLocation, type StoreLocation } from "@erp/core"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import {
+  allResources,
+  type AnyResource,
+  explainStartupFailure,
+  layerCore,
+  makeAdmin,
+  OAuthConfig,
+  type OAuthSettings,
+  resolveStoreLocation,
+  type StartupContext,
+  type StoreLocation
+} from "@erp/core"
+import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 import { Api, makeApi } from "./api.js"
 import { layerAuthentication } from "./authentication.js"
 import { layerHandlers, makeHandlers } from "./handlers.js"
+import { checkPortFree } from "./listen.js"
 import { withHostConcerns } from "./middleware.js"
 import { SignInHook } from "./oauth/authorize.js"
 import { layerOAuthRoutes } from "./oauth/routes.js"
+import { ArrivedAs } from "./middleware.js"
+import { publicPath, routedUrl, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
 
 /**
  * The API over a registry (the built-in one by default, or yours with resources of
@@ -46,7 +60,12 @@ export interface StoreOptions {
   readonly dataDir?: string
   /** A ready store location (overrides the two above). */
   readonly store?: StoreLocation
-  /** OAuth settings beyond the environment's (public URL, dynamic registration, identity provider). */
+  /**
+   * The public base URL, path included (`https://app.example.com/erp`): the OAuth issuer and
+   * the base of every generated URL. Default `ERP_PUBLIC_URL`, else each request's Host plus `basePath`.
+   */
+  readonly publicUrl?: string
+  /** OAuth settings beyond the environment's (dynamic registration, trusted proxy, identity provider). */
   readonly oauth?: Partial<OAuthSettings>
   /**
    * Sign users in with your app's own session on the OAuth authorization page:
@@ -55,26 +74,99 @@ export interface StoreOptions {
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
 }
 
-const layerCoreOf = (options: StoreOptions) =>
-  layerCore(options.store ?? resolveStoreLocation(options), options.oauth ? { oauth: options.oauth } : {}).pipe(
+export interface FetchHandlerOptions extends StoreOptions {
+  /**
+   * The path the handler is mounted under (`/erp`): requests arrive with it (the handler
+   * takes it off before routing) and every generated URL, form action and cookie path
+   * carries it. Forward the two metadata documents too (`handles(path)` says which paths are the handler's).
+   */
+  readonly basePath?: string
+}
+
+const settingsOf = (options: FetchHandlerOptions): Partial<OAuthSettings> => ({
+  ...options.oauth,
+  ...(options.basePath !== undefined ? { basePath: options.basePath } : {}),
+  ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {})
+})
+
+const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) =>
+  layerCore(location, { oauth: settingsOf(options) }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
   )
 
+/** Hints name the options of this API, not the CLI's flags. */
+const startupContext = (location: StoreLocation, listen?: { host: string; port: number }): StartupContext => ({
+  store: location,
+  databaseHint: "check the databaseUrl option or DATABASE_URL",
+  portHint: "choose another port",
+  ...(listen ? { listen } : {})
+})
+
+/**
+ * Opens a runtime, turning any start-up failure into a `StartupError` whose message is
+ * one plain line (`cannot connect to PostgreSQL at 127.0.0.1:5999: connection refused; …`).
+ */
+const openRuntime = async <R, A>(
+  make: () => ManagedRuntime.ManagedRuntime<R, unknown>,
+  ready: (runtime: ManagedRuntime.ManagedRuntime<R, unknown>) => Promise<A>,
+  context: StartupContext
+) => {
+  let runtime: ManagedRuntime.ManagedRuntime<R, unknown> | undefined
+  try {
+    runtime = make()
+    return { runtime, value: await ready(runtime) }
+  } catch (error) {
+    await runtime?.dispose().catch(() => undefined)
+    throw explainStartupFailure(error, context)
+  }
+}
+
+/** A web Request with another path and query (the base path taken off), body and signal kept. */
+const withPath = (request: Request, pathAndQuery: string): Request => {
+  const url = new URL(pathAndQuery, request.url)
+  const hasBody = request.body !== null
+  return new Request(url, {
+    method: request.method,
+    headers: request.headers,
+    signal: request.signal,
+    ...(hasBody ? { body: request.body, duplex: "half" } : {})
+  } as RequestInit)
+}
+
 /**
  * A web-standard handler for embedding in any server that speaks `Request`/`Response`
- * (node:http via an adapter, Express, Fastify, Bun, Deno, workers). The store is opened
- * and migrated before the promise resolves; `dispose` closes it.
+ * (node:http via an adapter, Express, Fastify, Bun, Deno, workers), with the admin facade
+ * (`tenants`, `users`, `members`, `keys`, `oauthClients`, `resources`, `ensureDemoTenant`).
+ * The store is opened and migrated before the promise resolves; `dispose` closes it.
+ * A start-up failure rejects with a `StartupError` (one plain line).
  */
-export const createFetchHandler = async (options: StoreOptions = {}) => {
-  const core = ManagedRuntime.make(layerCoreOf(options))
-  const runtime = await core.runtime()
+export const createFetchHandler = async (options: FetchHandlerOptions = {}) => {
+  const location = options.store ?? resolveStoreLocation(options)
+  const { runtime: core, value: runtime } = await openRuntime(() => ManagedRuntime.make(layerCoreOf(options, location)), (made) => made.runtime(), startupContext(location))
+  const settings = Context.get(runtime.context, OAuthConfig)
   const web = HttpApiBuilder.toWebHandler(
-    Layer.mergeAll(layerHttpApi, HttpServer.layerContext).pipe(Layer.provide(Layer.succeedContext(runtime.context))),
+    // provideMerge: the host middleware reads the settings (base path, public URL) from the same context.
+    Layer.mergeAll(layerHttpApi, HttpServer.layerContext).pipe(Layer.provideMerge(Layer.succeedContext(runtime.context))),
     { middleware: withHostConcerns }
   )
+  const base = settings.basePath
+  const documents = WELL_KNOWN_DOCUMENTS.map((name) => `/.well-known/${name}${publicPath(settings)}`)
+  /** Whether a request path (or URL) is the handler's: under the base path, or one of its two metadata documents. */
+  const handles = (url: string): boolean => {
+    const path = new URL(url, "http://local").pathname
+    return base === "" || path === base || path.startsWith(`${base}/`) || documents.includes(path)
+  }
   return {
-    handler: web.handler,
-    /** The core services (tenants, keys, the resource engine) for the embedding app's own use. */
+    ...makeAdmin(core),
+    handler: (request: Request): Promise<Response> => {
+      if (base === "") return web.handler(request)
+      const url = new URL(request.url)
+      const routed = routedUrl(base, `${url.pathname}${url.search}`)
+      const arrived = Context.make(ArrivedAs, { path: url.pathname, routed: routed !== undefined })
+      return web.handler(routed === undefined ? request : withPath(request, routed), arrived as Context.Context<never>)
+    },
+    handles,
+    /** The core services as an Effect runtime, for apps written with Effect. */
     core,
     dispose: async () => {
       await web.dispose()
@@ -84,12 +176,22 @@ export const createFetchHandler = async (options: StoreOptions = {}) => {
 }
 
 /**
- * Starts the Node server on its own (port 0 picks a free port) and resolves with
- * its URL once it listens; `close` stops it and closes the store.
+ * Starts the Node server on its own (port 0 picks a free port) and resolves with its URL
+ * and the admin facade once it listens; `close` stops it and closes the store. The port is
+ * checked before the store is opened; a start-up failure rejects with a `StartupError`.
  */
 export const startServer = async (options: StoreOptions & ListenOptions = {}) => {
-  const runtime = ManagedRuntime.make(layerNodeServer(options).pipe(Layer.provide(layerCoreOf(options))))
-  const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+  const location = options.store ?? resolveStoreLocation(options)
+  const listen = { host: options.host ?? "127.0.0.1", port: options.port ?? 3000 }
+  const context = startupContext(location, listen)
+  await checkPortFree(listen.host, listen.port).catch((error) => {
+    throw explainStartupFailure(error, context)
+  })
+  const { runtime, value: address } = await openRuntime(
+    () => ManagedRuntime.make(layerNodeServer(listen).pipe(Layer.provideMerge(layerCoreOf(options, location)))),
+    (made) => made.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address)),
+    context
+  )
   const url = address._tag === "TcpAddress" ? `http://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}` : `unix:${address.path}`
-  return { url, close: () => runtime.dispose() }
+  return { ...makeAdmin(runtime), url, close: () => runtime.dispose() }
 }

@@ -1,7 +1,7 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { OAuthConfig } from "@erp/core"
-import { Effect, Option } from "effect"
-import { publicUrl } from "./public-url.js"
+import { Context, Effect, Option } from "effect"
+import { bearerChallenge, publicUrl } from "./public-url.js"
 import { randomUUID } from "node:crypto"
 import { errorBody } from "./errors.js"
 
@@ -31,10 +31,16 @@ const finalize = (requestId: string, path: string, issuer: string) => (response:
   }
   // RFC 9728: the challenge points clients (MCP ones above all) at the resource metadata.
   if (out.status === 401 && !out.headers["www-authenticate"]) {
-    out = HttpServerResponse.setHeader(out, "www-authenticate", `Bearer realm="erp", resource_metadata="${issuer}/.well-known/oauth-protected-resource"`)
+    out = HttpServerResponse.setHeader(out, "www-authenticate", bearerChallenge(issuer))
   }
   return out.pipe(HttpServerResponse.setHeader("x-request-id", requestId), HttpServerResponse.setHeader("api-version", CURRENT_VERSION))
 }
+
+/**
+ * The request as it arrived at the fetch handler, when a base path was taken off its
+ * URL before routing (`routed: false`: it was not under the base path, so no route is).
+ */
+export class ArrivedAs extends Context.Tag("erp/http/ArrivedAs")<ArrivedAs, { readonly path: string; readonly routed: boolean }>() {}
 
 /** Around every request: request id, `api-version` check, and `finalize` on the way out. */
 export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
@@ -44,12 +50,15 @@ export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defa
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     const config = yield* Effect.serviceOption(OAuthConfig)
     const issuer = Option.isSome(config) ? publicUrl(config.value, request) : `http://${request.headers.host ?? "localhost"}`
-    const done = finalize(requestId, `${request.method} ${request.url.split("?")[0]}`, issuer)
+    const arrived = yield* Effect.serviceOption(ArrivedAs)
+    const path = Option.match(arrived, { onNone: () => request.url.split("?")[0], onSome: ({ path }) => path })
+    const done = finalize(requestId, `${request.method} ${path}`, issuer)
     const version = request.headers["api-version"]
     if (version !== undefined && !(SUPPORTED_VERSIONS as ReadonlyArray<string>).includes(version)) {
       const message = `Invalid api-version "${version}". Accepted versions: ${SUPPORTED_VERSIONS.join(", ")}. Current version: ${CURRENT_VERSION}.`
       return done(HttpServerResponse.unsafeJson(errorBody(400, message, "INVALID_API_VERSION"), { status: 400 }))
     }
+    if (Option.isSome(arrived) && !arrived.value.routed) return done(HttpServerResponse.empty({ status: 404 }))
     yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(done(response)))
     return yield* app.pipe(Effect.annotateLogs({ request_id: requestId }))
   })

@@ -96,6 +96,8 @@ describe.each(storeKinds)("customers on %s", (kind) => {
     expect(response.status, JSON.stringify(response.body)).toBe(status)
     expect(response.body).toMatchObject({ status_code: status, message: expect.any(String) })
     expect(Object.keys(response.body.details?.fields ?? {})).toContain(field)
+    // Every 422 names its kind: geography that does not match, or a tax id its type refuses.
+    if (status === 422) expect(response.body.code).toBe(/^tax_id/.test(field) ? "INVALID_TAX_ID" : "GEOGRAPHY_UNRESOLVED")
     expect(await count()).toBe(before)
     return response
   }

@@ -1,4 +1,4 @@
-import { operatorPrincipal, parsePermissionSpecs, ResourceEngine, resources, Tenancy } from "@erp/core"
+import { asOperator, parsePermissionSpecs, ResourceEngine, resources, Tenancy } from "@erp/core"
 import { Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
@@ -47,7 +47,7 @@ describe.each(storeKinds)("GET /events on %s", (kind) => {
       await write("DELETE", `/${resource}/${created.id}`)
       const resourceDefinition = resources.find((candidate) => candidate.name === resource)!
       await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(tenant.id)).pipe(
-        Effect.flatMap((owner) => Effect.flatMap(ResourceEngine, (engine) => engine.restore(resourceDefinition, operatorPrincipal(owner), created.id)))
+        Effect.flatMap((owner) => Effect.flatMap(ResourceEngine, (engine) => engine.restore(resourceDefinition, asOperator(owner, "test"), created.id)))
       ))
       expected.push(...["create", "update", "delete", "restore"].map((action) => `${resource}.${action} ${created.id}`))
     }

@@ -2,9 +2,12 @@ import * as client from "openid-client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import {
+  authorizationUrl,
+  createOAuthClient,
   createOAuthUser,
   driveAuthorization,
   freshLoopbackAddress,
+  makePkce,
   type OAuthTestUser,
   plainRequest,
   TEST_REDIRECT_URI
@@ -78,6 +81,24 @@ describe.each(storeKinds)("OAuth discovery on %s", (kind) => {
       expect(body.scopes_supported).toEqual(expect.arrayContaining(["products:read", "products:create", "products:update", "products:delete", "customers:read"]))
       expect(body.scopes_supported.every((scope: string) => SCOPE.test(scope))).toBe(true)
       expect(new Set(body.scopes_supported).size).toBe(body.scopes_supported.length)
+    })
+
+    it("advertises only scopes that can be used: reads alone on the read-only catalogs", async () => {
+      const { body } = await host.request("GET", "/.well-known/oauth-authorization-server")
+      expect(body.scopes_supported).toEqual(expect.arrayContaining(["banks:read", "countries:read", "cities:read"]))
+      const catalogWrites = body.scopes_supported.filter((scope: string) =>
+        /^(banks|payment-methods|units-of-measurement|countries|states|cities):(create|update|delete)$/.test(scope))
+      expect(catalogWrites).toEqual([])
+      const resource = await host.request("GET", "/.well-known/oauth-protected-resource")
+      expect(resource.body.scopes_supported).toEqual(body.scopes_supported)
+    })
+
+    it("refuses an authorization request for a scope that does not exist", async () => {
+      const clientId = (await createOAuthClient(host)).clientId
+      const url = authorizationUrl(host.url, { clientId, pkce: makePkce(), scope: "countries:delete", state: "s" })
+      const answer = await plainRequest(url, { localAddress: freshLoopbackAddress() })
+      expect(answer.status).toBe(303)
+      expect(answer.location?.searchParams.get("error")).toBe("invalid_scope")
     })
 
     it("is what openid-client discovers (RFC 8414, issuer checked)", async () => {

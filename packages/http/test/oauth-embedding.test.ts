@@ -6,9 +6,11 @@ import {
   createOAuthClient,
   createOAuthUser,
   FormSession,
+  freshLoopbackAddress,
   hiddenFieldsOf,
   makePkce,
   type OAuthTestUser,
+  plainRequest,
   tokenRequest
 } from "../../../test/support/oauth.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
@@ -79,5 +81,38 @@ describe.each(storeKinds)("per-address limits behind a trusted proxy on %s", (ki
     expect(refused.status).toBe(429)
     expect(refused.headers.get("retry-after")).toMatch(/^\d+$/)
     expect((await from(`203.0.113.${Math.floor(Math.random() * 250) + 1}`)).status).toBe(200)
+  })
+})
+
+/** `erp serve --public-url https://erp.example.com/erp` behind a proxy that maps /erp/… to /…. */
+describe.each(storeKinds)("a public URL with a path on %s", (kind) => {
+  const PUBLIC = "https://erp.example.com/erp"
+  let host: TestHost
+
+  beforeAll(async () => {
+    host = await startTestHost(testStore(kind), { oauth: { publicUrl: `${PUBLIC}/` } })
+  })
+  afterAll(() => host?.close())
+
+  it("names the path in the metadata, and answers it where RFC 8414 and RFC 9728 put it", async () => {
+    const server = await host.request("GET", "/.well-known/oauth-authorization-server/erp")
+    expect(server.status).toBe(200)
+    expect(server.body).toMatchObject({ issuer: PUBLIC, authorization_endpoint: `${PUBLIC}/oauth/authorize`, token_endpoint: `${PUBLIC}/oauth/token` })
+    const resource = await host.request("GET", "/.well-known/oauth-protected-resource/erp")
+    expect(resource.body).toMatchObject({ resource: PUBLIC, authorization_servers: [PUBLIC] })
+    expect((await host.request("GET", "/.well-known/oauth-authorization-server/other")).status).toBe(404)
+  })
+
+  it("points the 401 challenge at the path's resource metadata", async () => {
+    const unauthorized = await host.request("GET", "/products")
+    expect(unauthorized.headers.get("www-authenticate")).toContain(`resource_metadata="https://erp.example.com/.well-known/oauth-protected-resource/erp"`)
+  })
+
+  it("posts the sign-in form and scopes its cookies under the path", async () => {
+    const client = await createOAuthClient(host)
+    const page = await plainRequest(authorizationUrl(host.url, { clientId: client.clientId, pkce: makePkce() }), { localAddress: freshLoopbackAddress() })
+    expect(page.status).toBe(200)
+    expect(page.text).toContain('action="/erp/oauth/authorize"')
+    expect(page.headers["set-cookie"]?.join("\n")).toMatch(/erp_csrf=[^;]+;.*Path=\/erp\/oauth/i)
   })
 })

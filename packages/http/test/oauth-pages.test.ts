@@ -1,6 +1,14 @@
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { type CallbackServer, type Forwarder, launchBrowser, startCallbackServer, startForwarder } from "../../../test/support/browser.js"
+import {
+  BROWSER_TESTS_RUN,
+  type CallbackServer,
+  type Forwarder,
+  launchBrowser,
+  skipWithoutBrowser,
+  startCallbackServer,
+  startForwarder
+} from "../../../test/support/browser.js"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import {
   authorizationUrl,
@@ -33,7 +41,10 @@ describe.each(storeKinds)("OAuth sign-in and consent pages in Chromium on %s", (
   let context: BrowserContext
   let page: Page
 
+  skipWithoutBrowser()
+
   beforeAll(async () => {
+    if (!BROWSER_TESTS_RUN) return
     ;[host, browser, callback] = await Promise.all([startTestHost(testStore(kind)), launchBrowser(), startCallbackServer()])
     tenant = await host.createTenant("BR")
     second = await host.createTenant("US")
@@ -48,6 +59,7 @@ describe.each(storeKinds)("OAuth sign-in and consent pages in Chromium on %s", (
   })
 
   beforeEach(async () => {
+    if (!BROWSER_TESTS_RUN) return
     forwarder = await startForwarder(host.url)
     context = await browser.newContext()
     page = await context.newPage()

@@ -340,7 +340,7 @@ describe.each(storeKinds)("products on %s", (kind) => {
       const before = await count()
       const response = await post({ name: "x", unit_of_measurement_id: KGM.id, br_data: { unit_of_measure: LTR.id } })
       expect(response.status).toBe(422)
-      expect(response.body).toMatchObject({ status_code: 422, error: "Unprocessable Entity" })
+      expect(response.body).toMatchObject({ status_code: 422, error: "Unprocessable Entity", code: "INVALID_UNIT_OF_MEASUREMENT" })
       expect(Object.keys(response.body.details.fields)).toEqual(["br_data.unit_of_measure"])
       expect(await count()).toBe(before)
     })

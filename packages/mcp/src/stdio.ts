@@ -1,4 +1,4 @@
-import { Authenticator, layerCore, type StoreLocation, Unauthenticated } from "@erp/core"
+import { Authenticator, explainStartupFailure, layerCore, type StoreLocation, Unauthenticated } from "@erp/core"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Cause, Effect, Exit, Layer, Logger, ManagedRuntime, Option } from "effect"
 import { makeMcpServer } from "./server.js"
@@ -35,7 +35,8 @@ export const runStdio = async (options: { readonly apiKey: string; readonly stor
   let stop = () => {}
   try {
     const opened = await runtime.runPromiseExit(Effect.void)
-    if (Exit.isFailure(opened)) throw asError(opened.cause)
+    // A store that cannot be opened reads as one plain line (a StartupError), as for every command.
+    if (Exit.isFailure(opened)) throw explainStartupFailure(opened.cause, { store: options.store })
 
     // Over stdio only API keys apply, so a tenant question cannot arise; any refusal is the key's.
     const authenticate = Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(options.apiKey)).pipe(

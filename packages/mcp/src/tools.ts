@@ -10,6 +10,7 @@ import {
   type Lookup,
   type ResourceAction,
   type Principal,
+  type QueryParams,
   ResourceEngine,
   Tenancy
 } from "@erp/core"
@@ -60,22 +61,49 @@ const idArgument = (resource: AnyResource) =>
 
 const withEngine = <A, E>(use: (engine: Context.Tag.Service<ResourceEngine>) => Effect.Effect<A, E>) => Effect.flatMap(ResourceEngine, use)
 
+/**
+ * The arguments of a list or search tool: the common list arguments, plus the parameters the
+ * REST route requires at top level (`state_id` of cities), named alike. The required ones are
+ * decoded as optional so a missing one gets the engine's answer, the same body as over HTTP.
+ */
+const listParameters = (resource: AnyResource, required: ReadonlyArray<string>) => {
+  const topLevel = Object.fromEntries(required.map((name) => [
+    name,
+    Schema.optional(Schema.Union(Schema.String, Schema.Number).annotations({
+      description: `Required. ${resource.filters[name]?.description ?? `The ${name} parameter.`}`
+    }))
+  ]))
+  const args = Schema.Struct({ ...listArguments(resource).fields, ...topLevel })
+  const schema = withoutProperties(inputJsonSchema(args), unsupportedListArguments(resource))
+  return {
+    inputSchema: { ...schema, required: [...new Set([...required, ...schema.required])] },
+    decode: (input: ToolArguments) =>
+      decodeArguments(args, input).pipe(
+        Effect.flatMap((decoded) =>
+          Effect.map(toQueryParams(decoded), (params): QueryParams => [
+            ...required.flatMap((name) => {
+              const value = (decoded as Readonly<Record<string, unknown>>)[name]
+              return value === undefined ? [] : [[name, String(value)] as const]
+            }),
+            ...params
+          ]))
+      )
+  }
+}
+
 const listTool = (resource: AnyResource): ToolDefinition => {
-  const args = listArguments(resource)
+  const { inputSchema, decode } = listParameters(resource, resource.requiredFilters ?? [])
   const { field, order } = resource.defaultSort
+  const required = resource.requiredFilters?.length ? ` Requires ${resource.requiredFilters.join(", ")}, as over REST.` : ""
   return {
     name: toolName("list", resource.name),
     title: `List ${plural(resource)}`,
     description: `${resource.description} Returns one page as {data, pagination, meta}, ordered by ${field} ${order} unless sort says ` +
       "otherwise. While pagination.has_next_page is true, call again with cursor set to pagination.next_cursor. " +
-      "See the filters argument for the fields you can filter on.",
-    inputSchema: withoutProperties(inputJsonSchema(args), unsupportedListArguments(resource)),
+      `See the filters argument for the fields you can filter on.${required}`,
+    inputSchema,
     annotations: { title: `List ${plural(resource)}`, readOnlyHint: true, openWorldHint: false },
-    run: (principal, input) =>
-      decodeArguments(args, input).pipe(
-        Effect.flatMap(toQueryParams),
-        Effect.flatMap((params) => withEngine((engine) => engine.list(resource, principal, params)))
-      )
+    run: (principal, input) => decode(input).pipe(Effect.flatMap((params) => withEngine((engine) => engine.list(resource, principal, params))))
   }
 }
 
@@ -103,24 +131,24 @@ const getTool = (resource: AnyResource): ToolDefinition => {
 
 const searchTool = (resource: AnyResource, required: ReadonlyArray<string>): ToolDefinition => {
   const list = listTool(resource)
-  const args = listArguments(resource)
+  const requiredParameters = [...new Set([...required, ...(resource.requiredFilters ?? [])])]
+  const { inputSchema, decode } = listParameters(resource, requiredParameters)
   const q = Schema.Struct({ q: Schema.String.annotations({ description: "Search text (required): accent- and case-insensitive, every word as a prefix." }) })
-  const requiredFilters = required.length > 0 ? ` Also required in filters: ${required.join(", ")}.` : ""
+  const alsoRequired = requiredParameters.length > 0 ? ` Also requires ${requiredParameters.join(", ")}, as over REST.` : ""
   return {
     ...list,
     name: toolName("search", resource.name),
     title: `Search ${plural(resource)}`,
-    description: `Searches ${plural(resource)} by text (q), with the list's other arguments.${requiredFilters} ${resource.description}`,
+    description: `Searches ${plural(resource)} by text (q), with the list's other arguments.${alsoRequired} ${resource.description}`,
     inputSchema: {
-      ...list.inputSchema,
-      properties: { ...inputJsonSchema(q).properties, ...withoutProperties(list.inputSchema, ["search"]).properties },
-      required: ["q", ...list.inputSchema.required]
+      ...inputSchema,
+      properties: { ...inputJsonSchema(q).properties, ...withoutProperties(inputSchema, ["search"]).properties },
+      required: ["q", ...inputSchema.required]
     },
     annotations: { ...list.annotations, title: `Search ${plural(resource)}` },
-    // The engine's search route checks q and the required filters exactly as HTTP does.
+    // The engine's search route checks q and the required parameters exactly as HTTP does.
     run: (principal, { q: text, ...rest }) =>
-      decodeArguments(args, rest).pipe(
-        Effect.flatMap(toQueryParams),
+      decode(rest).pipe(
         Effect.flatMap((params) =>
           withEngine((engine) => engine.search(resource, principal, [...params, ...(typeof text === "string" ? [["q", text] as const] : [])]))
         )

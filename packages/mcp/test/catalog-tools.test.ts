@@ -93,6 +93,10 @@ describe.each(storeKinds)("MCP catalog tools on %s", (kind) => {
       expect(byName.get("search_states")!.inputSchema.required).toContain("q")
       expect(byName.get("get_city")!.inputSchema.required).toEqual(["id"])
       expect(byName.get("search_cities")!.description).toContain("state_id")
+      // Top-level, as REST takes it (GET /cities/search?state_id=…&q=…).
+      expect(byName.get("search_cities")!.inputSchema.required).toEqual(expect.arrayContaining(["q", "state_id"]))
+      expect(byName.get("search_cities")!.inputSchema.properties).toHaveProperty("state_id")
+      expect(byName.get("list_cities")!.inputSchema.required).toEqual(["state_id"])
     })
   })
 
@@ -230,7 +234,7 @@ describe.each(storeKinds)("MCP catalog tools on %s", (kind) => {
     })
 
     it("searches a state's cities without accents", async () => {
-      const page = await br.ok("search_cities", { q: "sao paulo", filters: { state_id: SAO_PAULO_STATE } })
+      const page = await br.ok("search_cities", { q: "sao paulo", state_id: SAO_PAULO_STATE })
       expect(page.data.map((city: Row) => city.id)).toContain(SAO_PAULO_CITY)
       expect(page.data.every((city: Row) => city.state_id === SAO_PAULO_STATE)).toBe(true)
     })
@@ -246,7 +250,7 @@ describe.each(storeKinds)("MCP catalog tools on %s", (kind) => {
       let cursor: string | undefined
       let pages = 0
       do {
-        const page = await br.ok("list_cities", { filters: { state_id: SAO_PAULO_STATE }, limit: 100, ...(cursor ? { cursor } : {}) })
+        const page = await br.ok("list_cities", { state_id: SAO_PAULO_STATE, limit: 100, ...(cursor ? { cursor } : {}) })
         ids.push(...page.data.map((city: Row) => city.id as number))
         cursor = page.pagination.has_next_page ? page.pagination.next_cursor : undefined
         pages++
@@ -270,8 +274,9 @@ describe.each(storeKinds)("MCP catalog tools on %s", (kind) => {
       ["list_states", { filters: { country_id: 76 }, limit: 7 }, "/states?country_id=76&limit=7"],
       ["search_states", { q: "sao" }, "/states/search?q=sao"],
       ["get_state_by_code", { state_code: "PA" }, "/states/code/PA"],
-      ["list_cities", { filters: { state_id: SAO_PAULO_STATE }, limit: 10 }, `/cities?state_id=${SAO_PAULO_STATE}&limit=10`],
-      ["search_cities", { q: "sao paulo", filters: { state_id: SAO_PAULO_STATE } }, `/cities/search?state_id=${SAO_PAULO_STATE}&q=sao%20paulo`],
+      ["list_cities", { state_id: SAO_PAULO_STATE, limit: 10 }, `/cities?state_id=${SAO_PAULO_STATE}&limit=10`],
+      ["search_cities", { q: "sao paulo", state_id: SAO_PAULO_STATE }, `/cities/search?state_id=${SAO_PAULO_STATE}&q=sao%20paulo`],
+      ["search_cities", { q: "sao paulo", state_id: String(SAO_PAULO_STATE), limit: 3 }, `/cities/search?state_id=${SAO_PAULO_STATE}&q=sao%20paulo&limit=3`],
       ["get_city", { id: SAO_PAULO_CITY }, `/cities/${SAO_PAULO_CITY}`]
     ] as const)("%s %j matches GET %s", async (tool, args, path) => {
       const response = await http(path)

@@ -110,6 +110,24 @@ describe.each(storeKinds)("erp mcp over stdio on %s", (kind) => {
     await again.close()
   }, 60_000)
 
+  it("starts from examples/mcp-client-config.json: our CLI by path, never npx (an unrelated npm package is named erp)", async () => {
+    const config = JSON.parse(fs.readFileSync("examples/mcp-client-config.json", "utf8")) as {
+      mcpServers: { erp: { command: string; args: Array<string>; env: Record<string, string> } }
+    }
+    const entry = config.mcpServers.erp
+    expect(entry.command).toBe("node")
+    expect(entry.args[0]).toMatch(/\/packages\/cli\/bin\/erp\.js$/)
+    expect(JSON.stringify(config)).not.toMatch(/npx|npm exec/)
+    // The entry as a user fills it in: this checkout's path, their key, their store.
+    const args = [BIN, ...entry.args.slice(1), ...storeFlags(store)]
+    const env = { ...childEnv, ...entry.env, ERP_API_KEY: token, DATABASE_URL: store.kind === "postgres" ? store.url : "" }
+    const client = new Client({ name: "erp-config-test", version: "0.0.0" })
+    await client.connect(new StdioClientTransport({ command: process.execPath, args, env, stderr: "ignore" }))
+    const tenants = await client.callTool({ name: "list_tenants", arguments: {} })
+    expect(tenants.structuredContent).toEqual({ data: [{ id: tenantId, name: tenantName, country_code: "BR" }] })
+    await client.close()
+  }, 60_000)
+
   it.each([
     ["revoked", () => revokedToken, /revoked/],
     ["malformed", () => "sk_not-a-key", /malformed/],

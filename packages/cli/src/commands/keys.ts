@@ -9,14 +9,21 @@ const describeGrant = (grant: PermissionGrant) => {
   return `${grant.resource_code}:${actions.length === 4 ? "*" : actions.join(",")}`
 }
 
-const describeKey = (key: ApiKey) =>
-  [
-    `${key.id}  ${key.prefix}  ${key.name}`,
-    `  permissions: ${key.permissions.map(describeGrant).join(" ")}`,
-    `  expires: ${key.expires_at ?? "never"}  last used: ${key.last_used_at ?? "never"}  ${key.revoked_at ? `REVOKED ${key.revoked_at}` : "active"}`
-  ].join("\n")
-
 const today = () => new Date().toISOString().slice(0, 10)
+
+/** Whether the key works today: revoked wins over expired (a key stops at 00:00 UTC of its expiry date). */
+export const keyStatus = (key: ApiKey): "active" | "expired" | "revoked" =>
+  key.revoked_at !== null ? "revoked" : key.expires_at !== null && key.expires_at <= today() ? "expired" : "active"
+
+const describeKey = (key: ApiKey) => {
+  const status = keyStatus(key)
+  const since = status === "revoked" ? ` ${key.revoked_at}` : status === "expired" ? ` ${key.expires_at}` : ""
+  return [
+    `${key.id}  ${key.prefix}  ${key.name}  ${status}${since}`,
+    `  permissions: ${key.permissions.map(describeGrant).join(" ")}`,
+    `  expires: ${key.expires_at ?? "never"}  last used: ${key.last_used_at ?? "never"}`
+  ].join("\n")
+}
 
 export const registerKeys = (program: Command) => {
   const keys = program.command("keys").description("Manage API keys")
@@ -30,6 +37,12 @@ export const registerKeys = (program: Command) => {
     .option("--permission <resource:action>", "Permission, repeatable: products:read, customers:*, *:read", collect)
     .option("--expires-at <YYYY-MM-DD>", "The key stops working at 00:00 UTC of this date")
     .option("--json", "Print the key, token included, as one JSON object")
+    .addHelpText("after", `
+Examples:
+  erp keys create --tenant <tenant-id> --name "ERP sync" --all --json
+  erp keys create --tenant <tenant-id> --name "Read only" --permission products:read --permission customers:read
+  erp keys create --tenant <tenant-id> --name "Catalogs" --permission "*:read" --expires-at 2027-01-01
+`)
     .action(async (options: { tenant: string; name: string; description?: string; all?: boolean; permission?: Array<string>; expiresAt?: string; json?: boolean }, command: Command) => {
       if (Boolean(options.all) === Boolean(options.permission?.length)) {
         throw new CliFailure("Give either --all or at least one --permission resource:action")
@@ -59,12 +72,12 @@ export const registerKeys = (program: Command) => {
     })
   keys
     .command("list")
-    .description("List a tenant's API keys (never their secrets)")
+    .description("List a tenant's API keys (never their secrets), each active, expired or revoked")
     .requiredOption("--tenant <id>", "Tenant id")
     .option("--json", "Print a JSON array")
     .action(async (options: { tenant: string; json?: boolean }, command: Command) => {
       const list = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.listApiKeys(options.tenant)))
-      if (options.json) printJson(list)
+      if (options.json) printJson(list.map((key) => ({ ...key, status: keyStatus(key) })))
       else process.stdout.write(list.length === 0 ? "No API keys\n" : list.map(describeKey).join("\n") + "\n")
     })
   keys

@@ -19,6 +19,11 @@ export const registerOAuthClients = (program: Command) => {
     .requiredOption("--redirect-uri <uri>", "Exact redirect URI, repeatable", collect)
     .option("--public", "A public client (PKCE, no secret), e.g. a native or browser app")
     .option("--json", "Print the client, secret included, as one JSON object")
+    .addHelpText("after", `
+Examples:
+  erp oauth-clients create --name "Zapier" --redirect-uri https://zapier.com/dashboard/auth/oauth/return/App123/ --json
+  erp oauth-clients create --name "Desktop app" --redirect-uri http://127.0.0.1:8765/callback --public
+`)
     .action(async (options: { name: string; redirectUri: Array<string>; public?: boolean; json?: boolean }, command: Command) => {
       const { client, secret } = await runWithCore(
         command.optsWithGlobals<StoreFlags>(),

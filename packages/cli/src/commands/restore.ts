@@ -1,7 +1,7 @@
-import { ResourceEngine, resources } from "@erp/core"
+import { operatorPrincipal, ResourceEngine, resources } from "@erp/core"
 import { type Command } from "commander"
 import { Effect } from "effect"
-import { CliFailure, operatorFor, printJson, runWithCore, type StoreFlags } from "../runtime.js"
+import { CliFailure, printJson, runWithCore, type StoreFlags } from "../runtime.js"
 
 const names = () => resources.map((resource) => resource.name).join(", ")
 
@@ -19,7 +19,7 @@ export const registerRestore = (program: Command) =>
       if (!resource) throw new CliFailure(`Unknown resource "${name}". Resources: ${names()}`)
       const record = await runWithCore(
         command.optsWithGlobals<StoreFlags>(),
-        Effect.flatMap(operatorFor(options.tenant), (principal) => Effect.flatMap(ResourceEngine, (engine) => engine.restore(resource, principal, id)))
+        Effect.flatMap(operatorPrincipal(options.tenant, "cli"), (principal) => Effect.flatMap(ResourceEngine, (engine) => engine.restore(resource, principal, id)))
       )
       if (options.json) printJson(record)
       else process.stdout.write(`Restored ${resource.singular} ${String(record.id)}\n`)

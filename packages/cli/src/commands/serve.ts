@@ -1,38 +1,59 @@
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
-import { DataDirLocked, describeStore, ensureDemoTenant, layerCore } from "@erp/core"
-import { layerNodeServer } from "@erp/http"
-import { type Command } from "commander"
+import { describeStore, ensureDemoTenant, explainStartupFailure, firstStartBanner, layerCore, type StartupContext } from "@erp/core"
+import { checkPortFree, layerNodeServer } from "@erp/http"
+import { type Command, Option } from "commander"
 import { Effect, Layer } from "effect"
-import { storeFrom, type StoreFlags } from "../runtime.js"
+import { CliFailure, reportFailure, storeFrom, type StoreFlags } from "../runtime.js"
 
-const banner = (url: string, demo: { tenant: { name: string; id: string }; email: string; token: string }) =>
-  [
-    "",
-    "First start: created a demo tenant and an admin API key.",
-    `  tenant: ${demo.tenant.name} (${demo.tenant.id})`,
-    `  admin user: ${demo.email}`,
-    "  API key (shown only now, store it safely):",
-    `  ${demo.token}`,
-    "",
-    "Try it:",
-    `  curl -s ${url}/products -H "Authorization: Bearer ${demo.token}"`,
-    ""
-  ].join("\n")
+const parsePort = (value: string) => {
+  const port = Number(value)
+  if (!/^\d+$/.test(value.trim()) || port > 65535) throw new CliFailure(`--port must be a number from 0 to 65535, got "${value}"`)
+  return port
+}
+
+interface ServeOptions {
+  readonly port: string
+  readonly host: string
+  readonly publicUrl?: string
+  readonly dynamicRegistration: boolean
+  readonly trustProxy?: boolean
+}
+
+const EXAMPLES = `
+Environment: PORT, HOST, DATABASE_URL, ERP_DATA_DIR, ERP_PUBLIC_URL, ERP_DYNAMIC_REGISTRATION=false,
+ERP_TRUST_PROXY=true, ERP_JWT_* (an external identity provider); the options above win over them.
+
+Examples:
+  erp serve                                             # http://127.0.0.1:3000, embedded store in .erp-data/
+  PORT=8080 erp serve                                   # or --port 8080
+  erp serve --host 0.0.0.0 --database-url postgres://user:pw@db/erp
+  erp serve --public-url https://erp.example.com        # behind a proxy: the OAuth issuer
+  erp serve --public-url https://example.com/erp        # behind a proxy that maps /erp/… to /…
+`
 
 export const registerServe = (program: Command) =>
   program
     .command("serve")
-    .description("Start the HTTP host (migrates the store and loads catalogs first)")
-    .option("--port <port>", "Port to listen on", (value) => Number.parseInt(value, 10), Number(process.env.PORT ?? 3000))
-    .option("--host <host>", "Address to bind", process.env.HOST ?? "127.0.0.1")
+    .description("Start the HTTP host (checks the port, then migrates the store and loads catalogs)")
+    .addOption(new Option("--port <port>", "Port to listen on, 0 for any free one").default(process.env.PORT ?? "3000", "PORT, else 3000"))
+    .addOption(new Option("--host <host>", "Address to bind").default(process.env.HOST ?? "127.0.0.1", "HOST, else 127.0.0.1"))
     .option("--public-url <url>", "Public base URL, the OAuth issuer (default ERP_PUBLIC_URL, else each request's Host)")
     .option("--no-dynamic-registration", "Refuse OAuth dynamic client registration (RFC 7591)")
     .option("--trust-proxy", "Per-IP limits read X-Forwarded-For (only behind a proxy that sets it; default ERP_TRUST_PROXY)")
-    .action((options: { port: number; host: string; publicUrl?: string; dynamicRegistration: boolean; trustProxy?: boolean }, command: Command) => {
-      const store = storeFrom(command.optsWithGlobals<StoreFlags>())
+    .addHelpText("after", EXAMPLES)
+    .action(async (options: ServeOptions, command: Command) => {
+      const flags = command.optsWithGlobals<StoreFlags>()
+      const store = storeFrom(flags)
+      const listen = { host: options.host, port: parsePort(options.port) }
+      const context: StartupContext = { store, listen }
+      // Before the store: a busy port should not cost a migration to find out.
+      await checkPortFree(listen.host, listen.port).catch((error) => {
+        const explained = explainStartupFailure(error, context)
+        throw new CliFailure(explained.message, { cause: explained.cause })
+      })
       const oauth = {
-        ...(options.publicUrl ? { publicUrl: options.publicUrl.replace(/\/+$/, "") } : {}),
+        ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
         ...(options.dynamicRegistration === false ? { dynamicRegistration: false } : {}),
         ...(options.trustProxy ? { trustProxy: true } : {})
       }
@@ -43,16 +64,13 @@ export const registerServe = (program: Command) =>
         const demo = yield* ensureDemoTenant()
         yield* Effect.sync(() => {
           process.stdout.write(`erp listening on ${url} (${describeStore(store)})\n`)
-          if (demo) process.stdout.write(banner(url, demo) + "\n")
+          if (demo) process.stdout.write(firstStartBanner(url, demo) + "\n")
         })
         return yield* Effect.never
       }).pipe(
-        Effect.provide(layerNodeServer({ port: options.port, host: options.host }).pipe(Layer.provideMerge(layerCore(store, { oauth })))),
-        Effect.catchAllDefect((defect) =>
-          Effect.sync(() => {
-            process.stderr.write(`${defect instanceof DataDirLocked || defect instanceof Error ? defect.message : String(defect)}\n`)
-            process.exitCode = 1
-          }))
+        Effect.provide(Layer.suspend(() => layerNodeServer(listen).pipe(Layer.provideMerge(layerCore(store, { oauth }))))),
+        // A start-up failure is one plain line; SIGINT and SIGTERM interrupt (closing the store), which is no failure.
+        Effect.catchAllCause((cause) => Effect.sync(() => reportFailure(explainStartupFailure(cause, context), flags.verbose === true)))
       )
-      NodeRuntime.runMain(program, { disableErrorReporting: false })
+      NodeRuntime.runMain(program, { disableErrorReporting: true })
     })

@@ -11,6 +11,11 @@ export const registerTenants = (program: Command) => {
     .requiredOption("--name <name>", "Tenant name")
     .requiredOption("--country <code>", "ISO 3166-1 alpha-2 country code, e.g. BR or US")
     .option("--json", "Print the tenant as one JSON object")
+    .addHelpText("after", `
+Examples:
+  erp tenants create --name "Acme Ltda" --country BR
+  erp tenants create --name "Acme Inc" --country US --json
+`)
     .action(async (options: { name: string; country: string; json?: boolean }, command: Command) => {
       const tenant = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name: options.name, countryCode: options.country })))
       if (options.json) printJson(tenant)
@@ -23,6 +28,7 @@ export const registerTenants = (program: Command) => {
     .action(async (options: { json?: boolean }, command: Command) => {
       const list = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.listTenants))
       if (options.json) printJson(list)
+      else if (list.length === 0) process.stdout.write("No tenants yet. Create one: erp tenants create --name \"Acme Ltda\" --country BR\n")
       else for (const tenant of list) process.stdout.write(`${tenant.id}  ${tenant.country_code}  ${tenant.name}\n`)
     })
 }

@@ -31,6 +31,10 @@ export const registerUsers = (program: Command) => {
     .requiredOption("--user <id-or-email>", "User id or email")
     .option("--password <password>", "The new password (prefer --password-stdin: arguments are visible to other processes)")
     .option("--password-stdin", "Read the password from standard input")
+    .addHelpText("after", `
+Example:
+  printf 'a long passphrase' | erp users set-password --user ana@acme.example --password-stdin
+`)
     .action(async (options: { user: string; password?: string; passwordStdin?: boolean }, command: Command) => {
       const password = options.passwordStdin ? (await readStdin()).replace(/\r?\n$/, "") : options.password
       if (!password) throw new CliFailure("Give --password-stdin (or --password)")
@@ -47,6 +51,11 @@ export const registerUsers = (program: Command) => {
     .addOption(new Option("--role <role>", "Role in the tenant").choices(["admin", "member"]).makeOptionMandatory())
     .option("--permission <resource:action>", "Permission of a member, repeatable (e.g. products:read, customers:*)", collect)
     .option("--json", "Print the membership as one JSON object")
+    .addHelpText("after", `
+Examples:
+  erp members add --tenant <tenant-id> --user ana@acme.example --role admin
+  erp members add --tenant <tenant-id> --user bob@acme.example --role member --permission products:read --permission customers:*
+`)
     .action(async (options: { tenant: string; user: string; role: "admin" | "member"; permission?: Array<string>; json?: boolean }, command: Command) => {
       const membership = await runWithCore(
         command.optsWithGlobals<StoreFlags>(),

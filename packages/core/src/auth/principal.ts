@@ -29,7 +29,7 @@ export interface Principal {
 }
 
 /** The operator (CLI, embedding app) acting as a tenant's admin; `name` says which tool, for the event log. */
-export const operatorPrincipal = (tenant: { readonly id: string; readonly country_code: string }, name = "cli"): Principal => ({
+export const asOperator = (tenant: { readonly id: string; readonly country_code: string }, name: string): Principal => ({
   tenantId: tenant.id,
   tenantCountry: tenant.country_code,
   actor: { kind: "operator", id: name },

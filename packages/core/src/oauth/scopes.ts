@@ -1,7 +1,7 @@
 import { Either } from "effect"
-import { resourceCodes } from "../auth/permissions.js"
 import type { Grants } from "../auth/principal.js"
 import { ACTIONS, type Action } from "../auth/principal.js"
+import { allResources } from "../resources/index.js"
 import { type OAuthError, oauthError } from "./errors.js"
 
 /**
@@ -9,7 +9,9 @@ import { type OAuthError, oauthError } from "./errors.js"
  * e.g. `products:read`, `customers:update`. A token can never do more than the
  * user's role allows; the scopes narrow it further.
  */
-export const allScopes = (): ReadonlyArray<string> => resourceCodes().flatMap((code) => ACTIONS.map((action) => `${code}:${action}`))
+export const allScopes = (): ReadonlyArray<string> =>
+  // Only what can be done: the read-only catalogs have `read` alone.
+  allResources.flatMap((resource) => (resource.write ? ACTIONS : (["read"] as const)).map((action) => `${resource.name}:${action}`))
 
 /** The scopes asked for, or every scope when none is asked (the user's role still bounds the token). */
 export const parseScope = (scope: string | undefined): Either.Either<ReadonlyArray<string>, OAuthError> => {

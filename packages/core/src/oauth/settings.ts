@@ -11,8 +11,18 @@ export interface ExternalIdentityProvider {
 }
 
 export interface OAuthSettings {
-  /** Public base URL of this server (issuer); when unset, taken from each request's Host. */
+  /**
+   * Public base URL of this server, path included when it is served under one
+   * (`https://app.example.com/erp`): the OAuth issuer and the base of every URL, form
+   * action and cookie path it generates. When unset: each request's Host plus `basePath`.
+   */
   readonly publicUrl: string | undefined
+  /**
+   * The path prefix requests arrive with when the fetch handler is mounted under one (`/erp`;
+   * `createFetchHandler({ basePath })` sets it and takes it off before routing): part of every
+   * generated URL when `publicUrl` is unset. `""` for none.
+   */
+  readonly basePath: string
   readonly dynamicRegistration: boolean
   /**
    * Take the caller's address for per-IP limits from the first X-Forwarded-For entry: only
@@ -48,17 +58,50 @@ export class OAuthConfig extends Context.Tag("erp/core/OAuthConfig")<OAuthConfig
         userClaim: env.ERP_JWT_USER_CLAIM ?? "sub"
       }
       : undefined
-    return {
-      publicUrl: env.ERP_PUBLIC_URL?.replace(/\/+$/, "") || undefined,
+    const settings: OAuthSettings = {
+      publicUrl: env.ERP_PUBLIC_URL || undefined,
+      basePath: "",
       dynamicRegistration: env.ERP_DYNAMIC_REGISTRATION !== "false",
       trustProxy: env.ERP_TRUST_PROXY === "true",
       externalIdp: external,
       lifetimes: DEFAULT_LIFETIMES,
       ...overrides
     }
+    return { ...settings, publicUrl: normalizePublicUrl(settings.publicUrl), basePath: normalizeBasePath(settings.basePath) }
   }
 
   static layer = (overrides: Partial<OAuthSettings> = {}) => Layer.succeed(OAuthConfig, OAuthConfig.fromEnv(overrides))
+}
+
+/** A configuration value the host cannot start with. */
+export class InvalidSetting extends Error {
+  readonly _tag = "InvalidSetting"
+}
+
+/** `erp`, `/erp/` and `/erp` all mean `/erp`; `/` and `""` mean none. */
+export const normalizeBasePath = (value: string): string => {
+  const trimmed = value.trim().replace(/\/+$/, "")
+  if (trimmed === "") return ""
+  const path = trimmed.startsWith("/") ? trimmed : `/${trimmed}`
+  if (!/^(\/[A-Za-z0-9._~!$&'()*+,;=:@-]+)+$/.test(path)) {
+    throw new InvalidSetting(`base path "${value}" is not a URL path such as /erp`)
+  }
+  return path
+}
+
+/** An absolute http(s) URL without query or fragment, without a trailing slash. */
+export const normalizePublicUrl = (value: string | undefined): string | undefined => {
+  if (value === undefined || value.trim() === "") return undefined
+  let url: URL
+  try {
+    url = new URL(value.trim())
+  } catch {
+    throw new InvalidSetting(`public URL "${value}" is not an absolute URL such as https://erp.example.com`)
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash) {
+    throw new InvalidSetting(`public URL "${value}" must be an http(s) URL without query or fragment`)
+  }
+  return url.toString().replace(/\/+$/, "")
 }
 
 /**

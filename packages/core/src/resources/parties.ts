@@ -271,7 +271,7 @@ export const partyRules = (draft: Draft) =>
     if (input.type === undefined && (!current || typeChanged)) {
       values.type = taxIdType && individualTaxIdTypes.includes(taxIdType) ? "individual" : "company"
     }
-    if (problems.any) return yield* problems.fail("The tax id is not valid for its type")
+    if (problems.any) return yield* problems.fail("The tax id is not valid for its type", "INVALID_TAX_ID")
 
     if (GEOGRAPHY.some((key) => input[key] !== undefined)) {
       const stored = { city_id: numberOrNull(current?.city_id), state_id: numberOrNull(current?.state_id), country_id: numberOrNull(current?.country_id) }

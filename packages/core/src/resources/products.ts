@@ -74,7 +74,7 @@ const resolveUnit = (draft: Draft, context: WriteContext) =>
     if (Option.isSome(unit) && !availableIn(unit.value, context.tenantCountry)) {
       problems.add(sentId ? "unit_of_measurement_id" : "br_data.unit_of_measure", `is not available in ${context.tenantCountry}`)
     }
-    if (problems.any) return yield* problems.fail("The unit of measurement cannot be used")
+    if (problems.any) return yield* problems.fail("The unit of measurement cannot be used", "INVALID_UNIT_OF_MEASUREMENT")
     return Option.isSome(unit) ? { ...draft, values: { ...draft.values, unit_of_measurement_id: unit.value.id } } : draft
   })
 

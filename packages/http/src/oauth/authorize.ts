@@ -16,7 +16,7 @@ import { readForm } from "./form.js"
 import { PAGE_HEADERS } from "./html.js"
 import { AUTHORIZE_PARAMS, type AuthorizeParams, consentPage, errorPage, signInPage } from "./pages.js"
 import { clientAddress, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
-import { publicUrl } from "../public-url.js"
+import { publicPath, publicUrl } from "../public-url.js"
 
 /**
  * Lets an embedding app sign its users in with its own session: given the
@@ -74,8 +74,9 @@ interface Validated {
 const paramsFrom = (source: Readonly<Record<string, string | undefined>>): AuthorizeParams =>
   Object.fromEntries(AUTHORIZE_PARAMS.filter((name) => source[name] !== undefined).map((name) => [name, source[name]]))
 
-const cookieOptions = (secure: boolean, maxAgeSeconds: number) =>
-  ({ httpOnly: true, sameSite: "lax", path: "/oauth", secure, maxAge: `${maxAgeSeconds} seconds` }) as const
+/** Cookies go back only to the OAuth pages, under the public path when served under one. */
+const cookieOptions = (basePath: string, secure: boolean, maxAgeSeconds: number) =>
+  ({ httpOnly: true, sameSite: "lax", path: `${basePath}/oauth`, secure, maxAge: `${maxAgeSeconds} seconds` }) as const
 
 /** GET and POST /oauth/authorize: sign-in, tenant choice and consent, then a code (RFC 6749 4.1, RFC 7636). */
 export const makeAuthorize = Effect.gen(function* () {
@@ -84,6 +85,9 @@ export const makeAuthorize = Effect.gen(function* () {
   const limiter = yield* RateLimiter
   const config = yield* OAuthConfig
   const hook = yield* Effect.serviceOption(SignInHook)
+  // Paths the browser is sent to carry the public path: the pages may be served under a prefix.
+  const basePath = publicPath(config)
+  const authorizePath = `${basePath}/oauth/authorize`
 
   /** Errors before the redirect URI is trusted are shown on the page, never redirected. */
   const validate = (params: AuthorizeParams, issuer: string): Effect.Effect<Validated, HttpServerResponse.HttpServerResponse> =>
@@ -138,8 +142,8 @@ export const makeAuthorize = Effect.gen(function* () {
 
   const showSignIn = (request: HttpServerRequest.HttpServerRequest, validated: Validated, extra: { email?: string; error?: string; status?: number } = {}) => {
     const csrf = randomText(32, BASE62)
-    return html(signInPage({ clientName: validated.client.name, params: validated.params, csrf, ...extra }), extra.status ?? 200).pipe(
-      HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, csrf, cookieOptions(secureCookies(request), 3600))
+    return html(signInPage({ action: authorizePath, clientName: validated.client.name, params: validated.params, csrf, ...extra }), extra.status ?? 200).pipe(
+      HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, csrf, cookieOptions(basePath, secureCookies(request), 3600))
     )
   }
 
@@ -150,7 +154,7 @@ export const makeAuthorize = Effect.gen(function* () {
         return redirectWith(validated.redirectUri, validated.issuer, { error: "access_denied", error_description: "The user belongs to no company", state: validated.params.state })
       }
       return html(
-        consentPage({ clientName: validated.client.name, userEmail: user.email, params: validated.params, scopes: validated.scopes, tenants, csrf }),
+        consentPage({ action: authorizePath, clientName: validated.client.name, userEmail: user.email, params: validated.params, scopes: validated.scopes, tenants, csrf }),
         200,
         consentPolicy(validated.redirectUri)
       )
@@ -181,7 +185,7 @@ export const makeAuthorize = Effect.gen(function* () {
           const session = yield* oauth.createSession(signedIn.value.user.id)
           csrf = session.csrf
           response = (yield* showConsent(validated, signedIn.value.user, csrf)).pipe(
-            HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, session.token, cookieOptions(secureCookies(request), session.maxAgeSeconds))
+            HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, session.token, cookieOptions(basePath, secureCookies(request), session.maxAgeSeconds))
           )
         }
         return response ?? (yield* showConsent(validated, signedIn.value.user, csrf))
@@ -206,11 +210,11 @@ export const makeAuthorize = Effect.gen(function* () {
             return showSignIn(request, validated, { email: form.email ?? "", error: "Email or password is not right.", status: 401 })
           }
           const session = yield* oauth.createSession(user.value.id)
-          const again = new URL("/oauth/authorize", "http://local")
+          const again = new URL(authorizePath, "http://local")
           for (const [name, value] of Object.entries(validated.params)) if (value !== undefined) again.searchParams.set(name, value)
           return HttpServerResponse.empty({ status: 303, headers: { location: `${again.pathname}${again.search}`, "cache-control": "no-store" } }).pipe(
-            HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, session.token, cookieOptions(secureCookies(request), session.maxAgeSeconds)),
-            HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, "", { ...cookieOptions(secureCookies(request), 0), expires: new Date(0) })
+            HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, session.token, cookieOptions(basePath, secureCookies(request), session.maxAgeSeconds)),
+            HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, "", { ...cookieOptions(basePath, secureCookies(request), 0), expires: new Date(0) })
           )
         }
         if (form.action !== "consent") return html(errorPage("Invalid request", "Unknown form action."), 400)

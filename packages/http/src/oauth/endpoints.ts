@@ -12,7 +12,7 @@ import {
 } from "@erp/core"
 import { Effect } from "effect"
 import { readJsonBody } from "../body.js"
-import { publicUrl } from "../public-url.js"
+import { bearerChallenge, publicUrl } from "../public-url.js"
 import { clientAddress, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
 import { basicCredentials, readForm } from "./form.js"
 
@@ -133,10 +133,10 @@ export const makeEndpoints = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const bearer = tokenFromAuthorization(request.headers.authorization)
     const issuer = issuerOf(request)
-    const challenge = `Bearer realm="erp", error="invalid_token", resource_metadata="${issuer}/.well-known/oauth-protected-resource"`
+    const challenge = bearerChallenge(issuer, "invalid_token")
     if (!bearer) {
       return json({ error: "invalid_token", error_description: "A bearer token is required", status_code: 401, message: "A bearer token is required" }, 401, {
-        "www-authenticate": `Bearer realm="erp", resource_metadata="${issuer}/.well-known/oauth-protected-resource"`
+        "www-authenticate": bearerChallenge(issuer)
       })
     }
     return yield* oauth.tokenUser(bearer, { issuer }).pipe(

@@ -28,12 +28,12 @@ export const errorPage = (title: string, message: string) =>
   page(title, `<h1>${escapeHtml(title)}</h1><p class="error">${escapeHtml(message)}</p>` +
     `<p class="muted">Go back to the application and try again, or tell its developer.</p>`)
 
-export const signInPage = (input: { readonly clientName: string; readonly params: AuthorizeParams; readonly csrf: string; readonly email?: string; readonly error?: string }) =>
+export const signInPage = (input: { readonly action: string; readonly clientName: string; readonly params: AuthorizeParams; readonly csrf: string; readonly email?: string; readonly error?: string }) =>
   page(
     "Sign in",
     `<h1>Sign in to continue to ${escapeHtml(input.clientName)}</h1>` +
       (input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : "") +
-      `<form method="post" action="/oauth/authorize">` +
+      `<form method="post" action="${escapeHtml(input.action)}">` +
       hiddenFields({ ...input.params, action: "sign_in", csrf: input.csrf }) +
       `<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(input.email ?? "")}">` +
       `<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
@@ -41,6 +41,8 @@ export const signInPage = (input: { readonly clientName: string; readonly params
   )
 
 export const consentPage = (input: {
+  /** Where the form posts: `/oauth/authorize` under the public path. */
+  readonly action: string
   readonly clientName: string
   readonly userEmail: string
   readonly params: AuthorizeParams
@@ -60,7 +62,7 @@ export const consentPage = (input: {
     "Authorize access",
     `<h1>${escapeHtml(input.clientName)} wants to access your account</h1>` +
       `<p class="muted">Signed in as ${escapeHtml(input.userEmail)}.</p>` +
-      `<form method="post" action="/oauth/authorize">` +
+      `<form method="post" action="${escapeHtml(input.action)}">` +
       hiddenFields({ ...input.params, action: "consent", csrf: input.csrf }) +
       tenantField +
       `<p>It asks to:</p><ul id="scopes">${scopeList}</ul>` +
