@@ -1,7 +1,7 @@
 import { Cause, type Context, Effect, Either, Exit, type Layer, type ManagedRuntime } from "effect"
 import { passwordProblem } from "./auth/passwords.js"
 import { ALL_PERMISSIONS, type PermissionGrant, parsePermissionSpecs } from "./auth/permissions.js"
-import { asOperator, type Role } from "./auth/principal.js"
+import { asOperator, type Principal, type Role } from "./auth/principal.js"
 import { type DemoSetup, ensureDemoTenant } from "./bootstrap.js"
 import type { AnyResource } from "./engine/resource.js"
 import type { QueryParams } from "./engine/list-query.js"
