@@ -52,6 +52,7 @@ export const makeMemoryStore = () => {
     page: unsupported,
     exists: unsupported,
     findOne: unsupported,
+    findMany: unsupported,
     findById: (resource, tenantId, id, options = {}) =>
       Effect.sync(() => Option.map(Option.fromNullable(find(resource, tenantId, id, options.withDeleted)), (row) => assemble(resource, row))),
     missing: (resource, tenantId, ids) => Effect.sync(() => ids.map(String).filter((id) => !find(resource, tenantId, id))),
@@ -67,10 +68,11 @@ export const makeMemoryStore = () => {
         const row = find(resource, tenantId, id, true)!
         Object.assign(row, clone(values), { updated_at: now() })
       }),
-    setDeleted: (resource, tenantId, id, deleted) =>
+    setDeleted: (resource, tenantId, id, deleted, values = {}) =>
       Effect.sync(() => {
         const row = find(resource, tenantId, id, true)
         if (!row || Boolean(row.deleted_at) === deleted) return false
+        Object.assign(row, clone(values))
         row.deleted_at = deleted ? now() : null
         return true
       }),

@@ -1,5 +1,6 @@
 import { Command } from "commander"
 import { registerExport } from "./commands/export.js"
+import { registerImport } from "./commands/import.js"
 import { registerKeys } from "./commands/keys.js"
 import { registerMcp } from "./commands/mcp.js"
 import { registerOAuthClients } from "./commands/oauth-clients.js"
@@ -20,6 +21,7 @@ Examples:
   erp keys create --tenant <tenant-id> --name "ERP sync" --all
   erp keys list --tenant <tenant-id>
   erp export products --tenant <tenant-id> > products.jsonl
+  erp import ofx statement.ofx --account <account-id> --tenant <tenant-id>
   erp mcp --api-key sk_...                           # MCP over stdio for an agent
 
 Run "erp <command> --help" for a command's options and examples.
@@ -43,6 +45,7 @@ export const makeProgram = () => {
   registerMcp(program)
   registerExport(program)
   registerRestore(program)
+  registerImport(program)
   return program
 }
 

@@ -43,9 +43,12 @@ export type PermissionsInput = "all" | ReadonlyArray<string> | ReadonlyArray<Per
  */
 export interface ErpAdmin {
   readonly tenants: {
-    readonly create: (input: { readonly name: string; readonly countryCode: string }) => Promise<Tenant>
+    /** `timeZone`: an IANA name (`America/Sao_Paulo`); defaults to the country's main zone (UTC when unknown). */
+    readonly create: (input: { readonly name: string; readonly countryCode: string; readonly timeZone?: string }) => Promise<Tenant>
     readonly list: () => Promise<ReadonlyArray<Tenant>>
     readonly get: (id: string) => Promise<Tenant>
+    /** The tenant's "today" follows this zone from the next request on (payables read as overdue by it). */
+    readonly setTimeZone: (id: string, timeZone: string) => Promise<Tenant>
   }
   readonly users: {
     /** A user; with `password`, one who can sign in on the OAuth pages. */
@@ -161,6 +164,7 @@ export const makeAdmin = (runtime: ManagedRuntime.ManagedRuntime<CoreServices, u
   return {
     tenants: {
       create: (input) => tenancy((service) => service.createTenant(input)),
+      setTimeZone: (id, timeZone) => tenancy((service) => service.setTimeZone(id, timeZone)),
       list: () => tenancy((service) => service.listTenants),
       get: (id) => tenancy((service) => service.getTenant(id))
     },

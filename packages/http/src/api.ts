@@ -65,7 +65,7 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
       // Writes can also answer 409, 413 and 422.
       HttpApiEndpoint.post("create", `/${resource.name}`)
         .setPayload(resource.write.createInput)
-        .addSuccess(resource.record, { status: 201 })
+        .addSuccess(resource.write.createOutput, { status: 201 })
         .addError(Conflict)
         .addError(PayloadTooLarge)
         .addError(UnprocessableEntity)
@@ -97,7 +97,10 @@ const actionEndpoint = (resource: AnyResource, action: ResourceAction): HttpApiE
     [["id", idPath(resource).fields.id] as const, ...actionParameters(action).map((name) => [name, Schema.String.annotations({ description: "UUID" })] as const)]
   ))
   const base = action.method === "POST" ? HttpApiEndpoint.post(`action_${action.name}`, path) : HttpApiEndpoint.del(`action_${action.name}`, path)
-  const withBody = action.input ? base.setPath(params).setPayload(action.input) : base.setPath(params)
+  const payload = action.raw
+    ? HttpApiSchema.Uint8Array({ contentType: action.raw.contentType }).annotations({ description: action.raw.description })
+    : action.input
+  const withBody = payload ? base.setPath(params).setPayload(payload) : base.setPath(params)
   return withBody
     .addSuccess(action.output ?? HttpApiSchema.NoContent, { status: action.output ? action.successStatus ?? 200 : 204 })
     .addError(Conflict)

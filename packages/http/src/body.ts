@@ -22,3 +22,16 @@ export const readJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
       catch: () => apiError(400, "The request body is not valid JSON", "INVALID_JSON")
     })
   })
+
+/** Reads a file body (an OFX statement) as bytes: 413 over `maxBytes`. */
+export const readRawBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
+  Effect.gen(function* () {
+    const tooLarge = apiError(413, `The request body exceeds ${maxBytes} bytes`, "PAYLOAD_TOO_LARGE")
+    if (Number(request.headers["content-length"] ?? "0") > maxBytes) return yield* Effect.fail(tooLarge)
+    const buffer = yield* request.arrayBuffer.pipe(
+      HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes)),
+      Effect.mapError((error) => (String(error.cause).includes("maxBytes") ? tooLarge : apiError(400, "The request body could not be read", "INVALID_BODY")))
+    )
+    if (buffer.byteLength > maxBytes) return yield* Effect.fail(tooLarge)
+    return new Uint8Array(buffer)
+  })

@@ -3,7 +3,7 @@ import { allResources, type AnyResource, CurrentPrincipal, publicResources, type
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { Api, type ResourceApi } from "./api.js"
-import { readJsonBody } from "./body.js"
+import { readJsonBody, readRawBody } from "./body.js"
 import { type ApiError, errorBody, InternalServerError, toApiError } from "./errors.js"
 
 /** Query string pairs in order, repeated keys kept. */
@@ -51,7 +51,7 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
       for (const action of resource.actions ?? []) {
         byName[`action_${action.name}`] = ({ path, request }) =>
           Effect.gen(function* () {
-            const body = action.input ? yield* readJsonBody(request) : undefined
+            const body = action.raw ? yield* readRawBody(request, action.raw.maxBytes) : action.input ? yield* readJsonBody(request) : undefined
             const { id, ...params } = path
             const caller = yield* principal
             const output = yield* engine.action(resource, action, caller, id, params, body).pipe(mapDomain)

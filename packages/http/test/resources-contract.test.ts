@@ -2,6 +2,7 @@ import { type AnyResource, parsePermissionSpecs, resources } from "@erp/core"
 import { Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
+import { exampleBody } from "../../../test/support/examples.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 
 const grants = (...specs: Array<string>) => Either.getOrThrow(parsePermissionSpecs(specs))
@@ -21,11 +22,13 @@ describe.each(storeKinds)("resource contract on %s", (kind) => {
   afterAll(() => host?.close())
 
   describe.each(resources.map((resource) => [resource.name, resource] as const))("%s", (name, resource: AnyResource) => {
-    const create = async (token: string) => {
-      const response = await host.request("POST", `/${name}`, { token, body: resource.write!.example })
+    const post = async (target: AnyResource, token: string, body: Record<string, unknown>) => {
+      const response = await host.request("POST", `/${target.name}`, { token, body })
       expect(response.status, JSON.stringify(response.body)).toBe(201)
       return response.body as { id: string }
     }
+    const create = async (token: string) =>
+      post(resource, token, await exampleBody(resource, (target, body) => post(target, token, body)))
 
     it("lists with the spec's envelope and the declared default sort", async () => {
       const response = await host.request("GET", `/${name}`, { token: owner.token })
@@ -70,7 +73,7 @@ describe.each(storeKinds)("resource contract on %s", (kind) => {
       expect((await host.request("GET", `/${name}`, { token })).status).toBe(200)
       expect((await host.request("GET", `/${name}/${record.id}`, { token })).status).toBe(200)
       for (const [method, path, body] of [
-        ["POST", `/${name}`, resource.write!.example],
+        ["POST", `/${name}`, await exampleBody(resource, (target, body) => post(target, owner.token, body))],
         ["PATCH", `/${name}/${record.id}`, { metadata: { touched: true } }],
         ["DELETE", `/${name}/${record.id}`, undefined]
       ] as const) {

@@ -236,7 +236,9 @@ const actionTool = (resource: AnyResource, action: ResourceAction): ToolDefiniti
     ...Object.fromEntries(parameters.map((name) => [name, Schema.String.annotations({ description: `UUID (${name})` })]))
   })
   const idSchema = inputJsonSchema(ids)
-  const body = action.input ? inputJsonSchema(action.input) : undefined
+  // A file body (an OFX statement) is one text argument.
+  const rawArgument = action.raw ? Schema.Struct({ [action.raw.argument]: Schema.String.annotations({ description: action.raw.description }) }) : undefined
+  const body = rawArgument ? inputJsonSchema(rawArgument) : action.input ? inputJsonSchema(action.input) : undefined
   for (const name of Object.keys(body?.properties ?? {})) {
     if (name in idSchema.properties) throw new Error(`${resource.name}.${action.name}: body field "${name}" clashes with a path argument`)
   }
@@ -258,6 +260,16 @@ const actionTool = (resource: AnyResource, action: ResourceAction): ToolDefiniti
       const rest: Record<string, unknown> = {}
       for (const [key, value] of Object.entries(input)) (key === "id" || parameters.includes(key) ? given : rest)[key] = value
       const extra = Object.keys(rest)
+      if (rawArgument) {
+        return decodeArguments(Schema.Struct({ ...ids.fields, ...rawArgument.fields }), input).pipe(
+          Effect.flatMap((decoded) => {
+            const record = decoded as Readonly<Record<string, unknown>>
+            const params = Object.fromEntries(parameters.map((parameter) => [parameter, String(record[parameter])]))
+            return withEngine((engine) => engine.action(resource, action, principal, String(record.id), params, record[action.raw!.argument]))
+          }),
+          Effect.map((output) => output ?? { id: String(given.id), done: true })
+        )
+      }
       if (!action.input && extra.length > 0) {
         return Effect.fail(invalid(`Invalid arguments: ${extra.join(", ")} ${extra.length > 1 ? "are" : "is"} not an argument of this tool`, "INVALID_ARGUMENTS",
           Object.fromEntries(extra.map((key) => [key, ["is not an argument of this tool"]]))))

@@ -10,16 +10,29 @@ export const registerTenants = (program: Command) => {
     .description("Create a tenant")
     .requiredOption("--name <name>", "Tenant name")
     .requiredOption("--country <code>", "ISO 3166-1 alpha-2 country code, e.g. BR or US")
+    .option("--time-zone <zone>", "IANA time zone deciding the tenant's today (default: the country's main zone, e.g. America/Sao_Paulo for BR)")
     .option("--json", "Print the tenant as one JSON object")
     .addHelpText("after", `
 Examples:
   erp tenants create --name "Acme Ltda" --country BR
-  erp tenants create --name "Acme Inc" --country US --json
+  erp tenants create --name "Acme Inc" --country US --time-zone America/Los_Angeles --json
 `)
-    .action(async (options: { name: string; country: string; json?: boolean }, command: Command) => {
-      const tenant = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name: options.name, countryCode: options.country })))
+    .action(async (options: { name: string; country: string; timeZone?: string; json?: boolean }, command: Command) => {
+      const tenant = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) =>
+        tenancy.createTenant({ name: options.name, countryCode: options.country, timeZone: options.timeZone })))
       if (options.json) printJson(tenant)
-      else process.stdout.write(`Created tenant ${tenant.name} (${tenant.country_code})\nid: ${tenant.id}\n`)
+      else process.stdout.write(`Created tenant ${tenant.name} (${tenant.country_code}, ${tenant.time_zone})\nid: ${tenant.id}\n`)
+    })
+  tenants
+    .command("set-time-zone")
+    .description("Change a tenant's time zone (its today: when payables become overdue)")
+    .requiredOption("--tenant <id>", "Tenant id")
+    .requiredOption("--time-zone <zone>", "IANA time zone, e.g. America/Manaus")
+    .option("--json", "Print the tenant as one JSON object")
+    .action(async (options: { tenant: string; timeZone: string; json?: boolean }, command: Command) => {
+      const tenant = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.setTimeZone(options.tenant, options.timeZone)))
+      if (options.json) printJson(tenant)
+      else process.stdout.write(`Tenant ${tenant.name} now uses ${tenant.time_zone}\n`)
     })
   tenants
     .command("list")
@@ -29,6 +42,6 @@ Examples:
       const list = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.listTenants))
       if (options.json) printJson(list)
       else if (list.length === 0) process.stdout.write("No tenants yet. Create one: erp tenants create --name \"Acme Ltda\" --country BR\n")
-      else for (const tenant of list) process.stdout.write(`${tenant.id}  ${tenant.country_code}  ${tenant.name}\n`)
+      else for (const tenant of list) process.stdout.write(`${tenant.id}  ${tenant.country_code}  ${tenant.time_zone}  ${tenant.name}\n`)
     })
 }

@@ -48,13 +48,15 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   /** The first row matching `filter` (validated against the declared fields). */
   readonly findOne: (resource: AnyResource, tenantId: string, filter: FilterNode, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
   readonly findById: (resource: AnyResource, tenantId: string, id: string, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
+  /** The first `limit` rows matching `filter`, in the default order (live ones unless `withDeleted`). */
+  readonly findMany: (resource: AnyResource, tenantId: string, filter: FilterNode, options: FindOptions & { readonly limit: number }) => Effect.Effect<ReadonlyArray<Row>>
   /** Of `ids`, those that name no live record of `resource` the tenant can see (within `scope`, a catalog's scope rules). */
   readonly missing: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>, scope?: FilterNode) => Effect.Effect<ReadonlyArray<string>>
 
   readonly insert: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<string, WriteFailure>
   readonly update: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<void, WriteFailure>
-  /** Sets or clears `deleted_at`; false when the record was not in the opposite state. */
-  readonly setDeleted: (resource: AnyResource, tenantId: string, id: string, deleted: boolean) => Effect.Effect<boolean, WriteFailure>
+  /** Sets or clears `deleted_at` (and writes `values` with it); false when the record was not in the opposite state. */
+  readonly setDeleted: (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values?: Row) => Effect.Effect<boolean, WriteFailure>
   readonly writeChildren: (collection: ChildCollection, tenantId: string, parentId: string, plan: ChildPlan) => Effect.Effect<void, WriteFailure>
   /** The next number of a per-tenant sequence (`record_number`): gapless, since it commits or rolls back with the write. */
   readonly nextNumber: (tenantId: string, sequence: string) => Effect.Effect<number>

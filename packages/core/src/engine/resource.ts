@@ -1,7 +1,7 @@
-import type { Effect, Option, Schema } from "effect"
+import { type Effect, type Option, Schema } from "effect"
 import type { Action, Principal } from "../auth/principal.js"
 import type { CatalogLookup } from "../catalogs/lookup.js"
-import type { Conflict, InvalidRequest, NotFound, Unprocessable } from "../errors.js"
+import type { Conflict, Forbidden, InvalidRequest, NotFound, Unprocessable } from "../errors.js"
 import { type AnyField, type ColumnType, FILTER_TYPE, type Fields, type RecordOf, type ResourceRef } from "./field.js"
 import type { FilterField } from "./fields.js"
 import type { FilterNode } from "./filter.js"
@@ -21,8 +21,8 @@ export interface WriteContext {
   readonly principal: Principal
 }
 
-/** What rules and actions may refuse with: 400, 404 (an allocation that is not there), 409, 422. */
-export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound
+/** What rules and actions may refuse with: 400, 403 (a write to another resource), 404 (an allocation that is not there), 409, 422. */
+export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound | Forbidden
 
 /** Services the engine offers to write rules (catalog matching, references). */
 export type WriteServices = CatalogLookup
@@ -79,12 +79,31 @@ export interface ResourceAction {
   readonly permission: Action
   readonly summary: string
   readonly description: string
-  /** The request body; absent: the action takes none. */
+  /** The request body; absent: the action takes none (or a raw one, below). */
   readonly input?: Schema.Schema.AnyNoContext
+  /**
+   * The body is a file, not JSON (an OFX statement): the action receives its bytes
+   * (`Uint8Array`) over HTTP and the CLI, or its text (`string`) from an MCP tool argument.
+   */
+  readonly raw?: RawBody
+  /** Also a CLI command: `erp import <format> FILE --<option> <id> --tenant T` runs this action on the record. */
+  readonly importer?: { readonly format: string; readonly option: string }
   /** The answer; absent: 204 with no body. */
   readonly output?: Schema.Schema.AnyNoContext
   readonly successStatus?: 200 | 201
+  /** `false`: the action records no `update` of this record (an import whose created records have their own events). */
+  readonly emits?: boolean
   readonly run: (context: ActionContext, input: unknown) => Effect.Effect<unknown, WriteError, ActionServices>
+}
+
+/** A file body an action takes instead of JSON. */
+export interface RawBody {
+  /** The media type documented for the request body (any is accepted). */
+  readonly contentType: string
+  readonly maxBytes: number
+  /** Name of the MCP tool argument that carries the content as text. */
+  readonly argument: string
+  readonly description: string
 }
 
 /** What an action sees: the caller, the record (locked for the action's transaction), its path parameters, and the store. */
@@ -103,12 +122,50 @@ export interface ActionContext {
  */
 export interface ActionStore {
   readonly findById: (resource: AnyResource, id: string, options?: { readonly forUpdate?: boolean; readonly withDeleted?: boolean }) => Effect.Effect<Option.Option<Row>>
-  readonly findOne: (resource: AnyResource, filter: FilterNode, options?: { readonly forUpdate?: boolean }) => Effect.Effect<Option.Option<Row>>
+  readonly findOne: (resource: AnyResource, filter: FilterNode, options?: { readonly forUpdate?: boolean; readonly withDeleted?: boolean }) => Effect.Effect<Option.Option<Row>>
+  /** At most `limit` records matching `filter`, in the resource's default order. */
+  readonly findMany: (resource: AnyResource, filter: FilterNode, options: { readonly limit: number; readonly withDeleted?: boolean }) => Effect.Effect<ReadonlyArray<Row>>
   readonly insert: (resource: AnyResource, values: Row) => Effect.Effect<string, WriteError>
   readonly update: (resource: AnyResource, id: string, values: Row) => Effect.Effect<void, WriteError>
   /** Adds one child (an allocation) to a collection of `parentId`. */
   readonly insertChild: (collection: ChildCollection, parentId: string, values: Row) => Effect.Effect<void, WriteError>
   readonly removeChild: (collection: ChildCollection, parentId: string, id: string) => Effect.Effect<void, WriteError>
+  /**
+   * Creates records of another resource as a client would (its permission, decoding, rules,
+   * references, computation, numbering and events), inside this unit of work. `values`
+   * are stored fields only the server sets (a payable's `purchase_invoice_id`). Answers
+   * the record, or `{ data }` when the body asks for several (`createMany`).
+   */
+  readonly createRecord: (resource: AnyResource, body: unknown, values?: Row) => Effect.Effect<Row, WriteError>
+  /** Updates a record as a client would (its permission, status rules, rules, event), inside this unit of work; `values` as for `createRecord`. */
+  readonly updateRecord: (resource: AnyResource, id: string, body: unknown, values?: Row) => Effect.Effect<Row, WriteError>
+  /** Soft-deletes a record of another resource as a client would (its permission, its `beforeRemove`, its event). */
+  readonly removeRecord: (resource: AnyResource, id: string) => Effect.Effect<void, WriteError>
+}
+
+/** A record one create request makes: its input (as decoded), and stored values only the server sets. */
+export interface NewRecord {
+  readonly input: Row
+  readonly values?: Row
+}
+
+/** What a write hook sees, inside the write's unit of work. */
+export interface WriteHookContext {
+  readonly resource: AnyResource
+  readonly operation: "create" | "update"
+  readonly id: string
+  /** The draft as stored (rules, computation and status applied). */
+  readonly draft: Draft
+  readonly principal: Principal
+  readonly store: ActionStore
+}
+
+/** What a removal hook sees: the record, locked, and the store. */
+export interface RemoveHookContext {
+  readonly resource: AnyResource
+  readonly current: Row
+  readonly principal: Principal
+  readonly store: ActionStore
 }
 
 /** Services an action may use beyond its store. */
@@ -185,8 +242,16 @@ export interface ResourceDeclaration<F extends Fields> {
   readonly lookups?: ReadonlyArray<Lookup>
   readonly visibility?: Visibility
 
-  /** Present for resources that take create, update and delete: a valid create body for docs and contract tests. */
-  readonly writes?: { readonly example: Row }
+  /**
+   * Present for resources that take create, update and delete: a valid create body for docs
+   * and contract tests, and which of its fields must name a record of another resource.
+   */
+  readonly writes?: {
+    readonly example: Row
+    readonly references?: Readonly<Record<string, () => AnyResource>>
+    /** UUID fields of the example that must differ from record to record (a unique key): tests give each create a fresh one. */
+    readonly unique?: ReadonlyArray<string>
+  }
   /** A per-tenant sequence, gapless under concurrency, set on create. */
   readonly numbering?: { readonly field: string }
   readonly status?: StatusMachine
@@ -195,6 +260,27 @@ export interface ResourceDeclaration<F extends Fields> {
   /** Pure computation over header and children (totals with bignumber.js); its fields are read-only to clients. */
   readonly compute?: (draft: Draft) => Computed
   readonly actions?: ReadonlyArray<ResourceAction>
+  /**
+   * One create request that makes several records (a group of installments): the records
+   * to create, or `undefined` for the usual one. They are created in one unit of work and
+   * answered as `{ data: [...] }` (`manyOutput` in OpenAPI).
+   */
+  readonly createMany?: (input: Row, context: WriteContext) => Effect.Effect<ReadonlyArray<NewRecord> | undefined, WriteError, WriteServices>
+  /**
+   * Runs after a create or update has written the record, in its unit of work: writes to
+   * other resources (a purchase invoice's payables) and checks over what was stored. A
+   * failure rolls the whole write back. `true`: it changed the record's related records,
+   * so an update that changed nothing else still counts as one.
+   */
+  readonly afterWrite?: (context: WriteHookContext) => Effect.Effect<boolean | void, WriteError, WriteServices>
+  /** Runs before a soft delete, in its unit of work, with the record locked: refuse (422) or take related records along. */
+  readonly beforeRemove?: (context: RemoveHookContext) => Effect.Effect<void, WriteError, WriteServices>
+  /**
+   * Stored fields the engine fills with the caller's user id (null for API keys and
+   * operators): on create (`created`, and `updated`), on every update that changes
+   * something (`updated`), on soft delete (`deleted`).
+   */
+  readonly stamps?: { readonly created?: string; readonly updated?: string; readonly deleted?: string }
 }
 
 /** A child collection, compiled. */
@@ -234,8 +320,14 @@ export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaratio
   readonly write?: {
     readonly createInput: Schema.Schema.AnyNoContext
     readonly updateInput: Schema.Schema.AnyNoContext
+    /** What a create answers: the record, or with `createMany` either the record or `{ data: [...] }`. */
+    readonly createOutput: Schema.Schema.AnyNoContext
     /** A valid create body: shown in OpenAPI and tool descriptions, used by the generic contract tests. */
     readonly example: Row
+    /** Fields of the example that name a record of another resource: tests create one from its own example first. */
+    readonly exampleReferences?: Readonly<Record<string, () => AnyResource>>
+    /** UUID fields of the example tests vary per create (unique keys). */
+    readonly exampleUnique?: ReadonlyArray<string>
   }
 }
 
@@ -308,6 +400,7 @@ export const defineResource = <F extends Fields>(declaration: ResourceDeclaratio
   const identifier = declaration.identifier ?? pascal(declaration.title)
   const { writes, ...rest } = declaration
   const fields = resolveSelf(declaration.fields)
+  const record = recordSchema(fields, { identifier, description: declaration.description })
   for (const [name, field] of entries(fields)) {
     if (field.filter && !field.column && !field.embed) throw new Error(`${declaration.name}.${name}: only stored or derived fields filter`)
     if (field.column && FILTER_TYPE[field.column.type] === undefined && field.filter && !field.filter.array) {
@@ -319,7 +412,7 @@ export const defineResource = <F extends Fields>(declaration: ResourceDeclaratio
     fields,
     identifier,
     idType: fields.id?.column?.type === "integer" ? "integer" : "uuid",
-    record: recordSchema(fields, { identifier, description: declaration.description }),
+    record,
     row: rowSchema(fields),
     filters: { ...filtersOf(fields), ...declaration.filters },
     columns: columnsOf(fields),
@@ -328,10 +421,26 @@ export const defineResource = <F extends Fields>(declaration: ResourceDeclaratio
     hidden: hiddenNames(fields),
     children: compileChildren(fields),
     ...(writes
-      ? { write: { createInput: createInputSchema(fields, identifier), updateInput: updateInputSchema(fields, identifier), example: writes.example } }
+      ? {
+        write: {
+          createInput: createInputSchema(fields, identifier),
+          updateInput: updateInputSchema(fields, identifier),
+          createOutput: declaration.createMany ? Schema.Union(record, manyOutput(record, identifier)) : record,
+          example: writes.example,
+          ...(writes.references ? { exampleReferences: writes.references } : {}),
+          ...(writes.unique ? { exampleUnique: writes.unique } : {})
+        }
+      }
       : {})
   }
 }
+
+/** The answer of a create that made several records: `{ data: [...] }` in creation order. */
+export const manyOutput = (record: Schema.Schema.AnyNoContext, identifier: string) =>
+  Schema.Struct({ data: Schema.Array(record) }).annotations({
+    identifier: `${identifier}Group`,
+    description: "The records one request created, in order (a group of installments)."
+  })
 
 export const isTenantOwned = (resource: Pick<AnyResource, "storage">): boolean => (resource.storage ?? "tenant") === "tenant"
 

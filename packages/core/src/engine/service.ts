@@ -310,106 +310,170 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const reload = (resource: AnyResource, principal: Principal, id: string) =>
           repo.findById(resource, principal.tenantId, id, { withDeleted: true }).pipe(Effect.map((row) => present(resource, Option.getOrThrow(row))))
 
-        /** The repository bound to the caller's tenant, as actions use it inside their unit of work. */
-        const actionStore = (principal: Principal): ActionStore => ({
+        const origin = (principal: Principal) => ({ tenantId: principal.tenantId, actor: principal.actor })
+
+        /** The caller's user id for `stamps`: API keys and operators have none. */
+        const userOf = (principal: Principal) => (principal.actor.kind === "user" ? principal.actor.id : null)
+
+        const stamped = (resource: AnyResource, principal: Principal, which: ReadonlyArray<"created" | "updated" | "deleted">): Row =>
+          Object.fromEntries(which.flatMap((name) => {
+            const column = resource.stamps?.[name]
+            return column ? [[column, userOf(principal)]] : []
+          }))
+
+        /**
+         * The repository bound to the caller's tenant, as actions and write hooks use it
+         * inside their unit of work (`unit`): raw reads and writes, and whole writes of
+         * other resources with all their rules.
+         */
+        const actionStore = (principal: Principal, unit: UnitOfWork["Type"]): ActionStore => ({
           findById: (resource, id, options) => repo.findById(resource, principal.tenantId, id, options),
           findOne: (resource, filter, options) => repo.findOne(resource, principal.tenantId, filter, options),
+          findMany: (resource, filter, options) => repo.findMany(resource, principal.tenantId, filter, options),
           insert: (resource, values) => repo.insert(resource, principal.tenantId, values),
           update: (resource, id, values) => repo.update(resource, principal.tenantId, id, values),
           insertChild: (collection, parentId, values) => repo.writeChildren(collection, principal.tenantId, parentId, { insert: [values], update: [], remove: [] }),
-          removeChild: (collection, parentId, id) => repo.writeChildren(collection, principal.tenantId, parentId, { insert: [], update: [], remove: [id] })
+          removeChild: (collection, parentId, id) => repo.writeChildren(collection, principal.tenantId, parentId, { insert: [], update: [], remove: [id] }),
+          createRecord: (resource, body, values) =>
+            Effect.provideService(decodeCreate(resource, principal, body).pipe(Effect.flatMap((input) => createRecords(resource, principal, input, values ?? {}))), UnitOfWork, unit),
+          updateRecord: (resource, id, body, values) =>
+            Effect.provideService(
+              decodeUpdate(resource, principal, id, body).pipe(Effect.flatMap((decoded) => updateWithin(resource, principal, decoded.id, decoded.input, values ?? {}))),
+              UnitOfWork,
+              unit
+            ),
+          removeRecord: (resource, id) => Effect.provideService(removeWithin(resource, principal, id), UnitOfWork, unit)
         })
 
-        const origin = (principal: Principal) => ({ tenantId: principal.tenantId, actor: principal.actor })
+        const currentStore = (principal: Principal) => Effect.map(UnitOfWork, (unit) => actionStore(principal, unit))
+
+        /** Authorization, read-only fields and decoding: everything a create checks before its unit of work. */
+        const decodeCreate = (resource: AnyResource, principal: Principal, body: unknown) =>
+          Effect.gen(function* () {
+            yield* authorize(principal, resource.name, "create", resource.adminOnly)
+            const write = yield* writable(resource)
+            yield* refuseReadOnly(resource, body)
+            return (yield* decodeBody(write.createInput, body)) as Row
+          })
+
+        /** One record from a decoded input, inside the caller's unit of work; `values` are stored fields only the server sets. */
+        const createOne = (resource: AnyResource, principal: Principal, input: Row, values: Row) =>
+          Effect.gen(function* () {
+            const machine = resource.status
+            const applied = { ...applyInput(resource.fields, input, undefined), ...values, ...stamped(resource, principal, ["created", "updated"]) }
+            if (machine) {
+              const sent = applied[machine.field]
+              if (sent !== undefined && sent !== machine.initial) yield* checkTransition(machine, machine.initial, String(sent))
+            }
+            const draft = yield* prepare(resource, principal, {
+              operation: "create",
+              current: undefined,
+              input,
+              values: machine && applied[machine.field] === undefined ? { ...applied, [machine.field]: machine.initial } : applied,
+              children: yield* draftChildren(resource, input, undefined)
+            })
+            const numbered = resource.numbering
+              ? { ...draft.values, [resource.numbering.field]: yield* repo.nextNumber(principal.tenantId, resource.name) }
+              : draft.values
+            const id = yield* repo.insert(resource, principal.tenantId, numbered)
+            yield* writeChildren(resource, principal, id, draft)
+            if (resource.afterWrite) {
+              const store = yield* currentStore(principal)
+              yield* resource.afterWrite({ resource, operation: "create", id, draft, principal, store }).pipe(Effect.provide(services))
+            }
+            yield* emit(resource, "create", id)
+            return yield* reload(resource, principal, id)
+          })
+
+        /** The record a create body asks for, or the several of `createMany`, answered as `{ data }`. */
+        const createRecords = (resource: AnyResource, principal: Principal, input: Row, values: Row): Effect.Effect<Row, WriteError, UnitOfWork> =>
+          Effect.gen(function* () {
+            const many = resource.createMany ? yield* resource.createMany(input, writeContext(principal)).pipe(Effect.provide(services)) : undefined
+            if (many === undefined) return yield* createOne(resource, principal, input, values)
+            const data = yield* Effect.forEach(many, (entry) => createOne(resource, principal, entry.input, { ...values, ...entry.values }))
+            return { data }
+          })
 
         const create = Effect.fn("ResourceEngine.create")(function* (resource: AnyResource, principal: Principal, body: unknown) {
-          yield* authorize(principal, resource.name, "create", resource.adminOnly)
-          const write = yield* writable(resource)
-          yield* refuseReadOnly(resource, body)
-          const input = (yield* decodeBody(write.createInput, body)) as Row
-          const machine = resource.status
-          const values = applyInput(resource.fields, input, undefined)
-          if (machine) {
-            const sent = values[machine.field]
-            if (sent !== undefined && sent !== machine.initial) yield* checkTransition(machine, machine.initial, String(sent))
-          }
-          const initial: Draft = {
-            operation: "create",
-            current: undefined,
-            input,
-            values: machine && values[machine.field] === undefined ? { ...values, [machine.field]: machine.initial } : values,
-            children: yield* draftChildren(resource, input, undefined)
-          }
-          return yield* units.run(
-            origin(principal),
-            Effect.gen(function* () {
-              const draft = yield* prepare(resource, principal, initial)
-              const numbered = resource.numbering
-                ? { ...draft.values, [resource.numbering.field]: yield* repo.nextNumber(principal.tenantId, resource.name) }
-                : draft.values
-              const id = yield* repo.insert(resource, principal.tenantId, numbered)
-              yield* writeChildren(resource, principal, id, draft)
-              yield* emit(resource, "create", id)
-              return yield* reload(resource, principal, id)
-            })
-          )
+          const input = yield* decodeCreate(resource, principal, body)
+          return yield* units.run(origin(principal), createRecords(resource, principal, input, {}))
         })
 
         const locked = (resource: AnyResource, principal: Principal, id: string, options: { withDeleted?: boolean } = {}) =>
           repo.findById(resource, principal.tenantId, id, { forUpdate: true, ...options }).pipe(Effect.flatMap(found(resource)))
 
-        const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown) {
-          yield* authorize(principal, resource.name, "update", resource.adminOnly)
-          const write = yield* writable(resource)
-          const checked = yield* requireId(resource, id)
-          yield* refuseReadOnly(resource, body)
-          const input = (yield* decodeBody(write.updateInput, body)) as Row
-          return yield* units.run(
-            origin(principal),
-            Effect.gen(function* () {
-              const current = yield* locked(resource, principal, checked)
-              const machine = resource.status
-              if (machine) {
-                yield* checkEditable(machine, current, Object.keys(input))
-                const sent = input[machine.field]
-                if (sent !== undefined) yield* checkTransition(machine, stateOf(machine, current), String(sent))
-              }
-              const draft = yield* prepare(resource, principal, {
-                operation: "update",
-                current,
-                input,
-                values: applyInput(resource.fields, input, current),
-                children: yield* draftChildren(resource, input, current)
-              })
-              const changed = changedValues(draft.values, current, resource.fields)
-              if (Object.keys(changed).length > 0) yield* repo.update(resource, principal.tenantId, checked, changed)
-              const childrenChanged = yield* writeChildren(resource, principal, checked, draft)
-              // A write that changed nothing records nothing: no event without a write.
-              if (Object.keys(changed).length === 0 && !childrenChanged) return present(resource, current)
-              // A child change touches the parent, so `updated_at` and the feed say the record changed.
-              if (Object.keys(changed).length === 0) yield* repo.update(resource, principal.tenantId, checked, {})
-              yield* emit(resource, "update", checked)
-              return yield* reload(resource, principal, checked)
+        /** Authorization, read-only fields and decoding: everything an update checks before its unit of work. */
+        const decodeUpdate = (resource: AnyResource, principal: Principal, id: string, body: unknown) =>
+          Effect.gen(function* () {
+            yield* authorize(principal, resource.name, "update", resource.adminOnly)
+            const write = yield* writable(resource)
+            const checked = yield* requireId(resource, id)
+            yield* refuseReadOnly(resource, body)
+            return { id: checked, input: (yield* decodeBody(write.updateInput, body)) as Row }
+          })
+
+        /** An update inside the caller's unit of work; `values` are stored fields only the server sets. */
+        const updateWithin = (resource: AnyResource, principal: Principal, checked: string, input: Row, values: Row): Effect.Effect<Row, WriteError, UnitOfWork> =>
+          Effect.gen(function* () {
+            const current = yield* locked(resource, principal, checked)
+            const machine = resource.status
+            if (machine) {
+              yield* checkEditable(machine, current, Object.keys(input))
+              const sent = input[machine.field]
+              if (sent !== undefined) yield* checkTransition(machine, stateOf(machine, current), String(sent))
+            }
+            const draft = yield* prepare(resource, principal, {
+              operation: "update",
+              current,
+              input,
+              values: { ...applyInput(resource.fields, input, current), ...values },
+              children: yield* draftChildren(resource, input, current)
             })
-          )
+            const diff = changedValues(draft.values, current, resource.fields)
+            const changed = Object.keys(diff).length > 0 ? { ...diff, ...stamped(resource, principal, ["updated"]) } : diff
+            if (Object.keys(changed).length > 0) yield* repo.update(resource, principal.tenantId, checked, changed)
+            const childrenChanged = yield* writeChildren(resource, principal, checked, draft)
+            const relatedChanged = resource.afterWrite
+              ? (yield* resource.afterWrite({ resource, operation: "update", id: checked, draft, principal, store: yield* currentStore(principal) }).pipe(Effect.provide(services))) === true
+              : false
+            // A write that changed nothing records nothing: no event without a write.
+            if (Object.keys(changed).length === 0 && !childrenChanged && !relatedChanged) return present(resource, current)
+            // A child change touches the parent, so `updated_at` and the feed say the record changed.
+            if (Object.keys(changed).length === 0) yield* repo.update(resource, principal.tenantId, checked, stamped(resource, principal, ["updated"]))
+            yield* emit(resource, "update", checked)
+            return yield* reload(resource, principal, checked)
+          })
+
+        const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown) {
+          const { id: checked, input } = yield* decodeUpdate(resource, principal, id, body)
+          return yield* units.run(origin(principal), updateWithin(resource, principal, checked, input, {}))
         })
 
         const softDeletable = (resource: AnyResource) =>
           isSoftDeleted(resource) ? Effect.void : Effect.fail(invalid(`${resource.name} cannot be deleted`, "READ_ONLY"))
+
+        /** A soft delete inside the caller's unit of work, through the resource's `beforeRemove`. */
+        const removeWithin = (resource: AnyResource, principal: Principal, id: string): Effect.Effect<void, WriteError, UnitOfWork> =>
+          Effect.gen(function* () {
+            yield* authorize(principal, resource.name, "delete", resource.adminOnly)
+            yield* writable(resource)
+            yield* softDeletable(resource)
+            const checked = yield* requireId(resource, id)
+            if (resource.beforeRemove) {
+              const current = yield* locked(resource, principal, checked)
+              yield* resource.beforeRemove({ resource, current, principal, store: yield* currentStore(principal) }).pipe(Effect.provide(services))
+            }
+            const removed = yield* repo.setDeleted(resource, principal.tenantId, checked, true, stamped(resource, principal, ["deleted"]))
+            if (!removed) return yield* Effect.fail(notFound(resource))
+            yield* emit(resource, "delete", checked)
+          })
 
         const remove = Effect.fn("ResourceEngine.remove")(function* (resource: AnyResource, principal: Principal, id: string) {
           yield* authorize(principal, resource.name, "delete", resource.adminOnly)
           yield* writable(resource)
           yield* softDeletable(resource)
           const checked = yield* requireId(resource, id)
-          yield* units.run(
-            origin(principal),
-            Effect.gen(function* () {
-              const removed = yield* repo.setDeleted(resource, principal.tenantId, checked, true)
-              if (!removed) return yield* Effect.fail(notFound(resource))
-              yield* emit(resource, "delete", checked)
-            })
-          )
+          yield* units.run(origin(principal), removeWithin(resource, principal, checked))
         })
 
         const restore = Effect.fn("ResourceEngine.restore")(function* (resource: AnyResource, principal: Principal, id: string) {
@@ -431,6 +495,16 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           )
         })
 
+        /** A raw body (a file) as the action receives it: bytes or text, never empty, within its size. */
+        const rawInput = (declared: ResourceAction, body: unknown): Effect.Effect<Uint8Array | string, InvalidRequest> => {
+          const raw = declared.raw!
+          const size = body instanceof Uint8Array ? body.byteLength : typeof body === "string" ? Buffer.byteLength(body) : -1
+          if (size < 0) return Effect.fail(invalid(`The request body must be the file (${raw.contentType})`, "INVALID_BODY"))
+          if (size === 0) return Effect.fail(invalid(`The request body is empty: send the file (${raw.contentType})`, "INVALID_BODY"))
+          if (size > raw.maxBytes) return Effect.fail(invalid(`The file exceeds ${raw.maxBytes} bytes`, "PAYLOAD_TOO_LARGE"))
+          return Effect.succeed(body as Uint8Array | string)
+        }
+
         const action = Effect.fn("ResourceEngine.action")(function* (
           resource: AnyResource,
           declared: ResourceAction,
@@ -443,15 +517,16 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const checked = yield* requireId(resource, id)
           const checkedParams: Record<string, string> = {}
           for (const [name, value] of Object.entries(params)) checkedParams[name] = yield* requireUuid(value, name)
-          const input = declared.input ? yield* decodeBody(declared.input, body) : undefined
+          const input = declared.raw ? yield* rawInput(declared, body) : declared.input ? yield* decodeBody(declared.input, body) : undefined
           return yield* units.run(
             origin(principal),
             Effect.gen(function* () {
               const current = yield* locked(resource, principal, checked)
-              const output = yield* declared.run({ principal, resource, current, params: checkedParams, store: actionStore(principal) }, input).pipe(
+              const store = yield* currentStore(principal)
+              const output = yield* declared.run({ principal, resource, current, params: checkedParams, store }, input).pipe(
                 Effect.provide(services)
               )
-              yield* emit(resource, "update", checked)
+              if (declared.emits !== false) yield* emit(resource, "update", checked)
               return output
             })
           )

@@ -1,6 +1,6 @@
-import { Effect, Schema } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
 import { compact } from "../engine/draft.js"
-import { column, type Field, type FilterOptions } from "../engine/field.js"
+import { column, type Field, type FilterOptions, type ResourceRef } from "../engine/field.js"
 import type { FieldType } from "../engine/fields.js"
 import { isValidDate } from "../engine/filter.js"
 import type { FieldErrors } from "../errors.js"
@@ -226,3 +226,63 @@ export class Problems {
 }
 
 export type { Field }
+
+const DATETIME_TEXT = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|([+-])(\d{2}):?(\d{2}))$/
+
+/** An ISO 8601 datetime with its offset (`Z` or `±hh:mm`, at most 14 hours), stored and answered in UTC. */
+export const DateTimeString = Schema.transformOrFail(
+  Schema.String.annotations({ description: "ISO 8601 datetime with Z or an offset, e.g. 2024-01-15T13:45:00Z", jsonSchema: { format: "date-time" } }),
+  Schema.String,
+  {
+    strict: true,
+    decode: (text, _, ast) => {
+      const match = DATETIME_TEXT.exec(text)
+      const valid = match !== null && isValidDate(match[1]) && (match[3] === undefined || Number(match[3]) * 60 + Number(match[4]) <= 14 * 60) &&
+        !Number.isNaN(Date.parse(text))
+      return valid
+        ? ParseResult.succeed(new Date(text).toISOString())
+        : ParseResult.fail(new ParseResult.Type(ast, text, "must be an ISO 8601 datetime with Z or an offset, e.g. 2024-01-15T13:45:00Z"))
+    },
+    encode: ParseResult.succeed
+  }
+)
+
+interface PlainOptions<N extends boolean> {
+  readonly nullable?: N
+  readonly required?: boolean
+  readonly input?: "both" | "create" | false
+  readonly filter?: boolean | FilterOptions
+  readonly description?: string
+}
+
+/** A calendar date (`YYYY-MM-DD`), stored as `date`. */
+export const date = <N extends boolean = false>(options: PlainOptions<N> = {}) =>
+  column<string, string, N>({ type: "date", output: Schema.String, inputSchema: DateString, ...options, filter: options.filter ?? true })
+
+/** A moment in time, stored as `timestamptz`, answered in UTC. */
+export const datetime = <N extends boolean = false>(options: PlainOptions<N> = {}) =>
+  column<string, string, N>({ type: "timestamptz", output: Schema.String, inputSchema: DateTimeString, ...options, filter: options.filter ?? true })
+
+/** A whole number stored as `integer` (display orders, positions). */
+export const integer = <N extends boolean = false>(options: PlainOptions<N> & { readonly min?: number; readonly max?: number } = {}) => {
+  const { min = 0, max = 2_147_483_647, ...rest } = options
+  return column<number, number, N>({
+    type: "integer",
+    output: Schema.Int,
+    inputSchema: Schema.Int.pipe(Schema.between(min, max, { message: () => `must be a whole number from ${min} to ${max}` })),
+    ...rest,
+    filter: rest.filter ?? true
+  })
+}
+
+/** A UUID key naming a record of another resource (the engine checks it exists for the tenant: 422 naming the field). */
+export const reference = <N extends boolean = true>(target: () => ResourceRef, options: PlainOptions<N> = {}) =>
+  column<string, string, N>({
+    type: "uuid",
+    output: Schema.String,
+    inputSchema: Uuid,
+    nullable: true as N,
+    ...options,
+    filter: options.filter ?? true,
+    reference: { resource: target }
+  })

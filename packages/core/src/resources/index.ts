@@ -2,11 +2,29 @@ import type { AnyResource } from "../engine/resource.js"
 import { catalogResources } from "../catalogs/resources.js"
 import { events } from "../events/events.js"
 import { customers } from "./customers.js"
+import { financialAccounts } from "./financial-accounts.js"
+import { financialCategories } from "./financial-categories.js"
+import { financialTransactions } from "./financial-transactions.js"
+import { integrationEntityMappings } from "./integration-entity-mappings.js"
+import { payables } from "./payables.js"
 import { products } from "./products.js"
+import { purchaseInvoices } from "./purchase-invoices.js"
+import { receivables } from "./receivables.js"
 import { suppliers } from "./suppliers.js"
 
 /** Business resources that take writes, in the order transports present them. Adding a resource is adding it here. */
-export const resources: ReadonlyArray<AnyResource> = [products, customers, suppliers] as ReadonlyArray<AnyResource>
+export const resources: ReadonlyArray<AnyResource> = [
+  products,
+  customers,
+  suppliers,
+  financialAccounts,
+  financialCategories,
+  financialTransactions,
+  payables,
+  receivables,
+  purchaseInvoices,
+  integrationEntityMappings
+] as ReadonlyArray<AnyResource>
 
 /** Everything every transport serves: business resources, the change feed, and the read-only reference catalogs. */
 export const allResources: ReadonlyArray<AnyResource> = [...resources, events as AnyResource, ...catalogResources]
@@ -15,4 +33,16 @@ export const allResources: ReadonlyArray<AnyResource> = [...resources, events as
 export const publicResources = (registry: ReadonlyArray<AnyResource>): ReadonlyArray<AnyResource> =>
   registry.filter((resource) => !resource.panelOnly)
 
-export { customers, events, products, suppliers }
+export {
+  customers,
+  events,
+  financialAccounts,
+  financialCategories,
+  financialTransactions,
+  integrationEntityMappings,
+  payables,
+  products,
+  purchaseInvoices,
+  receivables,
+  suppliers
+}

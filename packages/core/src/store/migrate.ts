@@ -7,6 +7,7 @@ import catalogs from "./migrations/0002_catalogs.js"
 import productsCustomers from "./migrations/0003_products_customers.js"
 import oauth from "./migrations/0004_oauth.js"
 import documents from "./migrations/0005_documents.js"
+import finance from "./migrations/0006_finance.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -14,7 +15,8 @@ export const migrations = {
   "0002_catalogs": catalogs,
   "0003_products_customers": productsCustomers,
   "0004_oauth": oauth,
-  "0005_documents": documents
+  "0005_documents": documents,
+  "0006_finance": finance
 }
 
 const run = Migrator.make({})

@@ -317,19 +317,21 @@ export const makeResourceRepository = Effect.gen(function* () {
     )
   }
 
-  const findOne = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean } = {}) => {
+  const findMany = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean; limit: number }) => {
     const where = scopeConditions(resource, tenantId, { withDeleted: options.withDeleted, filter })
     const lock = sql.literal(options.forUpdate ? "FOR UPDATE" : "")
     // Several rows may match a lookup (suppliers sharing a tax id): the first in the default order answers.
     const { field, order } = resource.defaultSort
     const first = sql.literal(`${fieldSql(field, resource.filters[field])} ${order === "asc" ? "ASC" : "DESC"}, r.id`)
     return sql<Row>`SELECT ${sql.literal(selectList(resource.fields))} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
-      ORDER BY ${first} LIMIT 1 ${lock}`.pipe(
+      ORDER BY ${first} LIMIT ${options.limit} ${lock}`.pipe(
       Effect.orDie,
-      Effect.flatMap((rows) => decodeAll(resource, rows, tenantId)),
-      Effect.map((records) => Option.fromNullable(records[0]))
+      Effect.flatMap((rows) => decodeAll(resource, rows, tenantId))
     )
   }
+
+  const findOne = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean } = {}) =>
+    Effect.map(findMany(resource, tenantId, filter, { ...options, limit: 1 }), (records) => Option.fromNullable(records[0]))
 
   const findById = (resource: AnyResource, tenantId: string, id: string, options: { withDeleted?: boolean; forUpdate?: boolean; scope?: FilterNode } = {}) => {
     const byId: FilterNode = { kind: "condition", field: "id", op: "eq", value: id }
@@ -392,8 +394,8 @@ export const makeResourceRepository = Effect.gen(function* () {
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
     )
 
-  const setDeleted = (resource: AnyResource, tenantId: string, id: string, deleted: boolean) =>
-    sql`UPDATE ${table(resource.table)} SET deleted_at = ${sql.literal(deleted ? "now()" : "NULL")}, updated_at = now()
+  const setDeleted = (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values: Row = {}) =>
+    sql`UPDATE ${table(resource.table)} SET ${sql.csv([...setList(resource.columns, values), sql`deleted_at = ${sql.literal(deleted ? "now()" : "NULL")}`])}
       WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::${idType(resource)} AND deleted_at ${sql.literal(deleted ? "IS NULL" : "IS NOT NULL")}
       RETURNING id`.pipe(
       Effect.map((rows) => rows.length > 0),
@@ -421,7 +423,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
       RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, exists, findOne, findById, missing, insert, update, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, exists, findOne, findMany, findById, missing, insert, update, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)

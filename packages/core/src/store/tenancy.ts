@@ -8,6 +8,7 @@ import { requireUuid } from "../engine/service.js"
 import { isUuid, isValidDate } from "../engine/filter.js"
 import { Conflict, invalid, NotFound, Unauthenticated } from "../errors.js"
 import { type ApiKey, type Membership, Tenancy, type Tenant, type User } from "../tenancy/tenancy.js"
+import { defaultTimeZone, looksLikeTimeZone } from "../tenancy/time-zones.js"
 import { isUniqueViolation } from "./sql-errors.js"
 
 interface KeyRow {
@@ -55,7 +56,7 @@ export const layerTenancy = Layer.effect(
     const getTenant = (id: string) =>
       Effect.gen(function* () {
         const uuid = yield* requireUuid(id, "tenant id")
-        const rows = yield* sql<Tenant>`SELECT id, name, country_code, created_at, updated_at FROM tenants WHERE id = ${uuid}::uuid`.pipe(Effect.orDie)
+        const rows = yield* sql<Tenant>`SELECT id, name, country_code, time_zone, created_at, updated_at FROM tenants WHERE id = ${uuid}::uuid`.pipe(Effect.orDie)
         return yield* Option.match(Option.fromNullable(rows[0]), {
           onNone: () => Effect.fail(new NotFound({ message: `Tenant ${id} not found`, code: "TENANT_NOT_FOUND" })),
           onSome: Effect.succeed
@@ -82,19 +83,46 @@ export const layerTenancy = Layer.effect(
         sql`INSERT INTO ${sql.literal(table)} (tenant_id, ${sql.literal(owner)}, resource_code, can_read, can_create, can_update, can_delete)
           VALUES (${tenantId}::uuid, ${ownerId}::uuid, ${grant.resource_code}, ${grant.can_read}, ${grant.can_create}, ${grant.can_update}, ${grant.can_delete})`, { discard: true })
 
+    /** The zone as the store spells it (PostgreSQL's list decides what exists: `AT TIME ZONE` must know it). */
+    const knownZone = (zone: string) =>
+      looksLikeTimeZone(zone)
+        ? sql<{ name: string }>`SELECT name FROM pg_timezone_names WHERE lower(name) = lower(${zone.trim()}) ORDER BY name LIMIT 1`.pipe(
+          Effect.orDie,
+          Effect.map((rows) => Option.fromNullable(rows[0]?.name))
+        )
+        : Effect.succeed(Option.none<string>())
+
+    const requireZone = (zone: string) =>
+      Effect.flatMap(knownZone(zone), Option.match({
+        onNone: () => Effect.fail(invalid(`Unknown time zone "${zone}": use an IANA name such as America/Sao_Paulo or UTC`, "INVALID_TIME_ZONE")),
+        onSome: Effect.succeed
+      }))
+
     return Tenancy.of({
-      createTenant: ({ name, countryCode }) =>
+      setTimeZone: (id, timeZone) =>
         Effect.gen(function* () {
+          const tenant = yield* getTenant(id)
+          const zone = yield* requireZone(timeZone)
+          const rows = yield* sql<Tenant>`UPDATE tenants SET time_zone = ${zone}, updated_at = now() WHERE id = ${tenant.id}::uuid
+            RETURNING id, name, country_code, time_zone, created_at, updated_at`.pipe(Effect.orDie)
+          return rows[0]
+        }),
+      createTenant: (input) =>
+        Effect.gen(function* () {
+          const { name, countryCode } = input
           const trimmed = name.trim()
           if (!trimmed) return yield* Effect.fail(invalid("Tenant name must not be empty"))
           if (!/^[A-Za-z]{2}$/.test(countryCode)) return yield* Effect.fail(invalid(`Country must be an ISO 3166-1 alpha-2 code, got "${countryCode}"`))
           const country = countryCode.toUpperCase()
           const known = yield* sql<{ known: boolean; loaded: boolean }>`SELECT EXISTS (SELECT 1 FROM countries WHERE iso2 = ${country}) AS known, EXISTS (SELECT 1 FROM countries) AS loaded`.pipe(Effect.orDie)
           if (known[0].loaded && !known[0].known) return yield* Effect.fail(invalid(`Unknown country code "${countryCode}"`))
-          const rows = yield* sql<Tenant>`INSERT INTO tenants (name, country_code) VALUES (${trimmed}, ${country}) RETURNING id, name, country_code, created_at, updated_at`.pipe(Effect.orDie)
+          const zone = input.timeZone === undefined
+            ? Option.getOrElse(yield* knownZone(defaultTimeZone(country)), () => "UTC")
+            : yield* requireZone(input.timeZone)
+          const rows = yield* sql<Tenant>`INSERT INTO tenants (name, country_code, time_zone) VALUES (${trimmed}, ${country}, ${zone}) RETURNING id, name, country_code, time_zone, created_at, updated_at`.pipe(Effect.orDie)
           return rows[0]
         }),
-      listTenants: sql<Tenant>`SELECT id, name, country_code, created_at, updated_at FROM tenants ORDER BY created_at, id`.pipe(Effect.orDie),
+      listTenants: sql<Tenant>`SELECT id, name, country_code, time_zone, created_at, updated_at FROM tenants ORDER BY created_at, id`.pipe(Effect.orDie),
       getTenant,
       countTenants: sql<{ count: number }>`SELECT count(*)::int AS count FROM tenants`.pipe(Effect.map((rows) => rows[0].count), Effect.orDie),
       createUser: ({ email, name }) =>

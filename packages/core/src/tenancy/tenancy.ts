@@ -7,6 +7,8 @@ export const Tenant = Schema.Struct({
   id: Schema.String,
   name: Schema.String,
   country_code: Schema.String,
+  /** IANA time zone: the tenant's "today" (when a payable becomes overdue). */
+  time_zone: Schema.String,
   created_at: Schema.String,
   updated_at: Schema.String
 }).annotations({ identifier: "Tenant" })
@@ -54,7 +56,9 @@ export interface NewApiKey {
 
 /** Tenants, users, memberships and API keys: the operator's side of the service. */
 export class Tenancy extends Context.Tag("erp/core/Tenancy")<Tenancy, {
-  readonly createTenant: (input: { name: string; countryCode: string }) => Effect.Effect<Tenant, InvalidRequest>
+  /** A tenant; its time zone defaults to its country's main one. */
+  readonly createTenant: (input: { name: string; countryCode: string; timeZone?: string | undefined }) => Effect.Effect<Tenant, InvalidRequest>
+  readonly setTimeZone: (id: string, timeZone: string) => Effect.Effect<Tenant, NotFound | InvalidRequest>
   readonly listTenants: Effect.Effect<ReadonlyArray<Tenant>>
   readonly getTenant: (id: string) => Effect.Effect<Tenant, NotFound | InvalidRequest>
   readonly createUser: (input: { email: string; name: string }) => Effect.Effect<User, Conflict | InvalidRequest>

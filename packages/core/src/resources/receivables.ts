@@ -1,0 +1,29 @@
+import { Schema } from "effect"
+import { column, type ResourceRef } from "../engine/field.js"
+import type { RecordType } from "../engine/resource.js"
+import { reference } from "./common.js"
+import { customers } from "./customers.js"
+import { defineSettlement } from "./settlements.js"
+
+/** The sales order and invoice a receivable comes from; their resources come later, so the ids are kept as given. */
+const link = (description: string) => column({ type: "uuid", output: Schema.String, inputSchema: Schema.UUID, nullable: true, filter: true, description })
+
+export const receivables = defineSettlement({
+  name: "receivables",
+  singular: "receivable",
+  title: "Receivable",
+  description: "Money to receive (accounts receivable): due dates, installments, allocations of incoming financial transactions, cancelling.",
+  notFoundCode: "RECEIVABLE_NOT_FOUND",
+  table: "receivables",
+  allocationsTable: "receivable_allocations",
+  parentKey: "receivable_id",
+  direction: "incoming",
+  own: {
+    customer_id: reference((): ResourceRef => customers),
+    sales_order_id: link("The sales order it comes from"),
+    invoice_id: link("The invoice it comes from")
+  },
+  example: { amount: "890.00", due_date: "2024-02-15", issue_date: "2024-01-15", description: "Pedido 1001, parcela única" }
+})
+
+export type Receivable = RecordType<typeof receivables>
