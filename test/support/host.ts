@@ -38,9 +38,9 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
 
   const revokeKey = (keyId: string) => run(Effect.flatMap(Tenancy, (tenancy) => tenancy.revokeApiKey(keyId)))
 
-  const createTenant = async (countryCode = "BR"): Promise<TestTenant> => {
+  const createTenant = async (countryCode = "BR", options: { timeZone?: string } = {}): Promise<TestTenant> => {
     const name = `Tenant ${randomUUID().slice(0, 8)}`
-    const tenant = await run(Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name, countryCode })))
+    const tenant = await run(Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name, countryCode, timeZone: options.timeZone })))
     const { token } = await createKey(tenant.id, ALL_PERMISSIONS)
     return { id: tenant.id, name, token }
   }

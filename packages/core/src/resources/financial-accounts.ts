@@ -10,8 +10,8 @@ import { importOfx } from "./ofx-import.js"
 export const ACCOUNT_TYPES = ["checking", "savings", "cash", "credit_card", "investment", "other"] as const
 
 /** The initial balance plus every live, not ignored transaction of the account. */
-const CURRENT_BALANCE = `r.initial_balance + coalesce((SELECT sum(t.amount) FROM financial_transactions t
-  WHERE t.tenant_id = r.tenant_id AND t.account_id = r.id AND t.deleted_at IS NULL AND t.ignored_at IS NULL), 0)`
+const CURRENT_BALANCE = `(r.initial_balance + coalesce((SELECT sum(t.amount) FROM financial_transactions t
+  WHERE t.tenant_id = r.tenant_id AND t.account_id = r.id AND t.deleted_at IS NULL AND t.ignored_at IS NULL), 0))::numeric(20, 6)`
 
 export const financialAccounts = defineResource({
   name: "financial-accounts",

@@ -12,7 +12,7 @@ import { financialAccounts } from "./financial-accounts.js"
 export const ALLOCATED_SQL = `(coalesce((SELECT sum(a.allocated_amount) FROM payable_allocations a
     WHERE a.tenant_id = r.tenant_id AND a.financial_transaction_id = r.id), 0)
   + coalesce((SELECT sum(a.allocated_amount) FROM receivable_allocations a
-    WHERE a.tenant_id = r.tenant_id AND a.financial_transaction_id = r.id), 0))`
+    WHERE a.tenant_id = r.tenant_id AND a.financial_transaction_id = r.id), 0))::numeric(20, 6)`
 
 const SOURCES = ["manual", "api", "ofx"] as const
 

@@ -173,7 +173,7 @@ const keepPayablesInStep = ({ operation, id, draft, store }: WriteHookContext) =
         const given = Object.fromEntries(Object.entries(item).filter(([, value]) => value !== null && value !== undefined))
         yield* store.createRecord(target, { ...common, ...given }, link)
       }
-    } else if (total.isPositive() && !total.isZero()) {
+    } else if (total.gt(0)) {
       yield* store.createRecord(target, { ...common, amount: formatDecimal(total), installments }, link)
     } else {
       return yield* refuse("installments", "need a total above zero", "PAYABLES_OUT_OF_STEP", "Nothing to split into installments")

@@ -81,7 +81,7 @@ const atLeastZero = (value: BigNumber) => (value.isNegative() ? decimal(0) : val
 /** An allocation of `amount`: never on a cancelled record, never beyond what is left to settle. */
 export const allocate = (settlement: Settlement, amount: BigNumber): Either.Either<Settlement, Refusal> => {
   if (settlement.cancelled) return refuse("financial_transaction_id", "cannot be allocated to a cancelled record", "SETTLEMENT_CANCELLED")
-  if (!amount.isPositive() || amount.isZero()) return refuse("allocated_amount", "must be more than zero", "VALIDATION_FAILED")
+  if (!amount.gt(0)) return refuse("allocated_amount", "must be more than zero", "VALIDATION_FAILED")
   const open = openAmount(settlement)
   if (amount.gt(open)) return refuse("allocated_amount", `is more than what is left to settle (${formatDecimal(open)})`, "OVER_ALLOCATION")
   return Either.right({ ...settlement, allocated: settlement.allocated.plus(amount) })

@@ -138,7 +138,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
         if (current.cancelled) return yield* fail({ field: "financial_transaction_id", reason: `cannot be allocated to a cancelled ${spec.singular}`, code: "SETTLEMENT_CANCELLED" }, `This ${spec.singular} is cancelled`)
         const transaction = yield* lockedTransaction(context, input.financial_transaction_id)
         const transactionAmount = decimal(String(transaction.amount))
-        const wrongSign = spec.direction === "outgoing" ? !transactionAmount.isNegative() || transactionAmount.isZero() : !transactionAmount.isPositive() || transactionAmount.isZero()
+        const wrongSign = spec.direction === "outgoing" ? !transactionAmount.lt(0) : !transactionAmount.gt(0)
         if (wrongSign) {
           return yield* fail(
             { field: "financial_transaction_id", reason: `is ${spec.direction === "outgoing" ? "incoming" : "outgoing"} money; a ${spec.singular} is settled by ${spec.direction} money (a ${sign} amount)`, code: "WRONG_DIRECTION" },
@@ -214,8 +214,8 @@ export const defineSettlement = (spec: SettlementSpec) => {
   const rules = (draft: Draft) =>
     Effect.gen(function* () {
       const problems = new Problems()
-      if (!decimal(String(draft.values.amount ?? "0")).isPositive() || decimal(String(draft.values.amount ?? "0")).isZero()) problems.add("amount", "must be more than zero")
-      else if (!amountDue(draft.values as { amount: unknown }).isPositive()) problems.add("discount_amount", "leaves nothing to settle: it must be less than amount plus surcharge_amount")
+      if (!decimal(String(draft.values.amount ?? "0")).gt(0)) problems.add("amount", "must be more than zero")
+      else if (!amountDue(draft.values as { amount: unknown }).gt(0)) problems.add("discount_amount", "leaves nothing to settle: it must be less than amount plus surcharge_amount")
       const link = spec.lockedBy
       if (link && draft.operation === "update" && draft.current?.[link] && draft.input.amount !== undefined && draft.values.amount !== draft.current.amount) {
         problems.add("amount", `is set by the ${link.replace(/_id$/, "").replace(/_/g, " ")}'s plan of ${spec.name}: change it there`)
@@ -304,7 +304,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
       description: freeText(500, { filter: true }),
       notes: freeText(2000, { filter: false }),
       allocated_total: expression({
-        sql: `coalesce((SELECT sum(a.allocated_amount) FROM ${spec.allocationsTable} a WHERE a.tenant_id = r.tenant_id AND a.${spec.parentKey} = r.id), 0)`,
+        sql: `coalesce((SELECT sum(a.allocated_amount) FROM ${spec.allocationsTable} a WHERE a.tenant_id = r.tenant_id AND a.${spec.parentKey} = r.id), 0)::numeric(20, 6)`,
         type: "numeric",
         output: Schema.String,
         description: "The sum of its allocations"
