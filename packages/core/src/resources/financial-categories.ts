@@ -18,19 +18,21 @@ const refuse = (field: string, reason: string, code = "VALIDATION_FAILED") =>
  */
 const checkTree = (store: ActionStore, categories: AnyResource, id: string, values: Row) =>
   Effect.gen(function* () {
-    const subtree = yield* subtreeDepth(store, categories, id)
-    let parentId = values.parent_id as string | null
-    let depth = 1
-    let first = true
-    while (parentId !== null && parentId !== undefined) {
+    // The new parent's ancestors, nearest first (the write is already applied, so a cycle would come back to `id`).
+    const ancestors: Array<Row> = []
+    let parentId = values.parent_id as string | null | undefined
+    while (parentId !== null && parentId !== undefined && ancestors.length <= MAX_CATEGORY_DEPTH) {
       if (parentId === id) return yield* refuse("parent_id", "would make the category its own ancestor", "CATEGORY_CYCLE")
       const parent = Option.getOrUndefined(yield* store.findById(categories, parentId, { withDeleted: true }))
       if (!parent) break
-      if (first && parent.type !== values.type) return yield* refuse("parent_id", `is a category of type ${String(parent.type)}; this one is ${String(values.type)}`)
-      first = false
-      depth++
-      if (depth + subtree > MAX_CATEGORY_DEPTH) return yield* refuse("parent_id", `would make the tree deeper than ${MAX_CATEGORY_DEPTH} levels`, "CATEGORY_TOO_DEEP")
+      ancestors.push(parent)
       parentId = parent.parent_id as string | null
+    }
+    const parent = ancestors[0]
+    if (parent && parent.type !== values.type) return yield* refuse("parent_id", `is a category of type ${String(parent.type)}; this one is ${String(values.type)}`)
+    const below = ancestors.length > 0 ? yield* subtreeDepth(store, categories, id) : 0
+    if (ancestors.length + 1 + below > MAX_CATEGORY_DEPTH) {
+      return yield* refuse("parent_id", `would make the tree deeper than ${MAX_CATEGORY_DEPTH} levels`, "CATEGORY_TOO_DEEP")
     }
   })
 

@@ -59,7 +59,10 @@ export const financialTransactions = defineResource({
     orig_currency_code: column({
       type: "text",
       output: Schema.String,
-      inputSchema: Schema.String.pipe(Schema.pattern(/^[A-Za-z]{3}$/, { message: () => "must be an ISO 4217 code" })),
+      inputSchema: Schema.String.pipe(
+        Schema.pattern(/^[A-Za-z]{3}$/, { message: () => "must be an ISO 4217 code" }),
+        Schema.transform(Schema.String, { strict: true, decode: (code) => code.toUpperCase(), encode: (code) => code })
+      ),
       nullable: true
     }),
     orig_amount: money({ signed: true, nullable: true, filter: false }),
