@@ -21,10 +21,36 @@ describe("erp CLI on the embedded store", () => {
 
   it("creates a tenant and prints one JSON object", async () => {
     const tenant = json(await erp([...flags, "tenants", "create", "--name", "Beta Inc", "--country", "US", "--json"]))
-    expect(tenant).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: "Beta Inc", country_code: "US" })
+    expect(tenant).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: "Beta Inc", country_code: "US", time_zone: "America/New_York" })
     const list = json(await erp([...flags, "tenants", "list", "--json"]))
     expect(list.map((item: { id: string }) => item.id)).toContain(tenant.id)
   })
+
+  it("gives a tenant its country's time zone unless told one, and changes it", async () => {
+    const tenant = json(await erp([...flags, "tenants", "create", "--name", "Manaus", "--country", "BR", "--time-zone", "america/manaus", "--json"]))
+    expect(tenant.time_zone).toBe("America/Manaus")
+    expect(json(await erp([...flags, "tenants", "set-time-zone", "--tenant", tenant.id, "--time-zone", "America/Noronha", "--json"])).time_zone).toBe("America/Noronha")
+    const refused = await erp([...flags, "tenants", "create", "--name", "X", "--country", "BR", "--time-zone", "Mars/Olympus"])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("Unknown time zone")
+  })
+
+  it("imports an OFX statement into a financial account; a second import adds nothing", async () => {
+    const key = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "ofx", "--all", "--json"]))
+    const host = await serve(flags)
+    let account = ""
+    try {
+      const response = await fetch(`${host.url}/financial-accounts`, { method: "POST", headers: { authorization: key.token, "content-type": "application/json" }, body: JSON.stringify({ name: "Itaú", type: "checking" }) })
+      account = ((await response.json()) as { id: string }).id
+    } finally {
+      await stop(host.child)
+    }
+    const file = path.resolve("test/fixtures/ofx/itau-2024-01.ofx")
+    expect(json(await erp([...flags, "import", "ofx", file, "--account", account, "--tenant", tenantId]))).toEqual({ account_id: account, imported: 6, duplicates: 0, corrected: 0, skipped: [] })
+    expect(json(await erp([...flags, "import", "ofx", file, "--account", account, "--tenant", tenantId]))).toMatchObject({ imported: 0, duplicates: 6 })
+    const exported = await erp([...flags, "export", "financial-transactions", "--tenant", tenantId])
+    expect(exported.stdout.trim().split("\n")).toHaveLength(6)
+  }, 120_000)
 
   it("refuses an unknown country with a clear message and exit code 1", async () => {
     const result = await erp([...flags, "tenants", "create", "--name", "X", "--country", "XX"])

@@ -61,11 +61,12 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
       .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...(operation.parameters ?? []), withDeletedParameter] }))
   )
   if (resource.write) {
+    const create = HttpApiEndpoint.post("create", `/${resource.name}`)
+      .setPayload(resource.write.createInput)
+      .addSuccess(resource.record, { status: 201 })
     endpoints.push(
       // Writes can also answer 409, 413 and 422.
-      HttpApiEndpoint.post("create", `/${resource.name}`)
-        .setPayload(resource.write.createInput)
-        .addSuccess(resource.write.createOutput, { status: 201 })
+      (resource.write.createGroup ? create.addSuccess(resource.write.createGroup, { status: 201 }) : create)
         .addError(Conflict)
         .addError(PayloadTooLarge)
         .addError(UnprocessableEntity)

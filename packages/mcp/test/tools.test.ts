@@ -74,9 +74,11 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
   const uniqueName = (prefix: string) => `${prefix} ${randomUUID().slice(0, 8)}`
 
   describe("tools/list", () => {
-    it("offers list_tenants, the five tools of every business resource and the catalogs' read tools, and nothing else", async () => {
+    it("offers list_tenants, the five tools of every business resource, their actions and the catalogs' read tools, and nothing else", async () => {
       const { tools } = await admin.client.listTools()
-      const expected = ["list_tenants", ...resources.flatMap((resource) => Object.values(toolNames(resource))), ...readToolNames]
+      const actionTools = resources.flatMap((resource) => (resource.actions ?? []).map((action) => `${action.name}_${resource.singular.replace(/[^A-Za-z0-9]+/g, "_")}`))
+      expect(actionTools).toEqual(expect.arrayContaining(["allocate_payable", "unallocate_payable", "cancel_receivable", "import_ofx_financial_account"]))
+      const expected = ["list_tenants", ...resources.flatMap((resource) => Object.values(toolNames(resource))), ...actionTools, ...readToolNames]
       expect(tools.map((tool) => tool.name).sort()).toEqual([...expected].sort())
       for (const tool of tools) {
         expect(tool.inputSchema.type, tool.name).toBe("object")

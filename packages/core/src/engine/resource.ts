@@ -320,8 +320,8 @@ export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaratio
   readonly write?: {
     readonly createInput: Schema.Schema.AnyNoContext
     readonly updateInput: Schema.Schema.AnyNoContext
-    /** What a create answers: the record, or with `createMany` either the record or `{ data: [...] }`. */
-    readonly createOutput: Schema.Schema.AnyNoContext
+    /** With `createMany`, the other answer of a create: `{ data: [...] }` (else always the record). */
+    readonly createGroup?: Schema.Schema.AnyNoContext
     /** A valid create body: shown in OpenAPI and tool descriptions, used by the generic contract tests. */
     readonly example: Row
     /** Fields of the example that name a record of another resource: tests create one from its own example first. */
@@ -425,7 +425,7 @@ export const defineResource = <F extends Fields>(declaration: ResourceDeclaratio
         write: {
           createInput: createInputSchema(fields, identifier),
           updateInput: updateInputSchema(fields, identifier),
-          createOutput: declaration.createMany ? Schema.Union(record, manyOutput(record, identifier)) : record,
+          ...(declaration.createMany ? { createGroup: manyOutput(record, identifier) } : {}),
           example: writes.example,
           ...(writes.references ? { exampleReferences: writes.references } : {}),
           ...(writes.unique ? { exampleUnique: writes.unique } : {})
