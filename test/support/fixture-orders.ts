@@ -11,6 +11,7 @@ import {
   formatDecimal,
   freeText,
   id,
+  inputOnly,
   invalid,
   metadata,
   money,
@@ -80,9 +81,28 @@ export const testOrders = defineResource({
     }),
     items: children({ table: "test_order_items", parentKey: "order_id", fields: itemFields, identifier: "TestOrderItem", maxItems: 50 }),
     metadata: metadata(),
+    // Engine extensions: several records from one create, a write of another record in the same unit, who wrote it.
+    copies: inputOnly(Schema.Int.pipe(Schema.between(1, 5)), { on: "create" }),
+    follow_up: inputOnly(Schema.Struct({ reason: Schema.String }), { on: "create" }),
+    created_by: stored("uuid", Schema.String, { nullable: true }),
+    deleted_by: stored("uuid", Schema.String, { nullable: true }),
     ...timestamps()
   },
   defaultSort: { field: "record_number", order: "asc" },
+  stamps: { created: "created_by", deleted: "deleted_by" },
+  createMany: (input) => {
+    const { copies, ...rest } = input
+    return Effect.succeed(typeof copies === "number" ? Array.from({ length: copies }, (_, index) => ({ input: rest, values: { notes: `copy ${index + 1} of ${copies}` } })) : undefined)
+  },
+  afterWrite: ({ resource, draft, store }) =>
+    Effect.gen(function* () {
+      const followUp = draft.input.follow_up as { reason: string } | undefined
+      if (!followUp) return
+      yield* store.createRecord(resource, { notes: `follow-up: ${followUp.reason}`, items: [] })
+      if (followUp.reason === "fail") return yield* Effect.fail(invalid("Refused after writing the follow-up", "REFUSED"))
+    }),
+  beforeRemove: ({ current }) =>
+    current.status === "confirmed" ? Effect.fail(unprocessable("A confirmed order stays", { id: ["is confirmed"] }, "CONFIRMED")) : Effect.void,
   writes: { example: { items: [{ description: "Widget", quantity: "2", unit_price: "10" }] } },
   numbering: { field: "record_number" },
   status: {
@@ -136,6 +156,8 @@ CREATE TABLE IF NOT EXISTS test_orders (
   discount numeric(20, 6),
   total numeric(20, 6) NOT NULL DEFAULT 0 CONSTRAINT test_orders_total_check CHECK (total >= 0),
   metadata jsonb NOT NULL DEFAULT '{}',
+  created_by uuid,
+  deleted_by uuid,
   created_at timestamptz(3) NOT NULL DEFAULT now(),
   updated_at timestamptz(3) NOT NULL DEFAULT now(),
   deleted_at timestamptz(3),

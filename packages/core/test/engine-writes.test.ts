@@ -135,6 +135,49 @@ describe("engine writes (stub layers)", () => {
   })
 })
 
+describe("engine extensions (stub layers)", () => {
+  it("creates several records from one request (createMany): answered as { data }, one create event each", async () => {
+    const { ok, principal, eventsOf } = setup()
+    const answer = await ok((engine) => engine.create(testOrders, principal, { copies: 3, items: [item("A", "1", "2")] })) as unknown as { data: Array<Row & { id: string }> }
+    expect(answer.data.map((order) => [order.record_number, order.notes, order.total])).toEqual([[1, "copy 1 of 3", "2.000000"], [2, "copy 2 of 3", "2.000000"], [3, "copy 3 of 3", "2.000000"]])
+    for (const order of answer.data) expect(eventsOf(order.id)).toEqual(["create"])
+  })
+
+  it("writes another record in the same unit of work (afterWrite + createRecord), or nothing at all when the hook fails", async () => {
+    const { ok, failure, principal, store } = setup()
+    const order = await ok((engine) => engine.create(testOrders, principal, { follow_up: { reason: "call back" }, items: [] })) as Row & { id: string }
+    const rows = [...store.tables.get("test_orders")!.values()]
+    expect(rows.map((row) => row.notes ?? "").sort()).toEqual(["", "follow-up: call back"])
+    expect(store.events.map((event) => event.action)).toEqual(["create", "create"])
+    expect(store.events[0].resourceId).toBe(order.id)
+    const refused = await failure((engine) => engine.create(testOrders, principal, { follow_up: { reason: "fail" }, items: [] }))
+    expect(refused.code).toBe("REFUSED")
+    expect(store.tables.get("test_orders")!.size).toBe(2)
+    expect(store.events).toHaveLength(2)
+  })
+
+  it("asks beforeRemove first: a refusal deletes nothing and records nothing", async () => {
+    const { create, update, failure, ok, principal, eventsOf } = setup()
+    const order = await create({ items: [] })
+    await update(order.id, { status: "confirmed" })
+    expect((await failure((engine) => engine.remove(testOrders, principal, order.id))).code).toBe("CONFIRMED")
+    expect(eventsOf(order.id)).toEqual(["create", "update"])
+    const draft = await create({ items: [] })
+    await ok((engine) => engine.remove(testOrders, principal, draft.id))
+    expect(eventsOf(draft.id)).toEqual(["create", "delete"])
+  })
+
+  it("stamps the caller's user id on create and delete; API keys and operators leave them null", async () => {
+    const { ok, store, principal } = setup()
+    const user: Principal = { ...principal, actor: { kind: "user", id: randomUUID(), email: "ana@acme.example" } }
+    const mine = await ok((engine) => engine.create(testOrders, user, { items: [] })) as Row & { id: string }
+    const theirs = await ok((engine) => engine.create(testOrders, principal, { items: [] })) as Row & { id: string }
+    expect([mine.created_by, theirs.created_by]).toEqual([user.actor.id, null])
+    await ok((engine) => engine.remove(testOrders, user, mine.id))
+    expect(store.tables.get("test_orders")!.get(mine.id)!.deleted_by).toBe(user.actor.id)
+  })
+})
+
 describe("drafts and status (pure)", () => {
   const machine: StatusMachine = testOrders.status!
 

@@ -25,6 +25,7 @@ describe.each(storeKinds)("SQL unit of work on %s", (kind) => {
     if (Exit.isSuccess(exit) || exit.cause._tag !== "Fail") throw new Error(`expected a refusal: ${JSON.stringify(exit)}`)
     return exit.cause.error as { _tag: string; code?: string; fields?: Record<string, ReadonlyArray<string>> }
   }
+  const refused_ = refused
   const create = (body: unknown, as = principal) => ok((engine) => engine.create(testOrders, as, body)) as Promise<Row & { id: string; items: Array<Row & { id: string }> }>
   const eventRows = (as: Principal) =>
     runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -92,6 +93,22 @@ describe.each(storeKinds)("SQL unit of work on %s", (kind) => {
     const feed = await ok((engine) => engine.list(events, as, [["resource_id", order.id], ["action", "update"]]))
     expect(feed.data).toHaveLength(2)
     expect(Object.keys(feed.data[0] as object).sort()).toEqual(["action", "created_at", "id", "resource", "resource_id", "tenant_id", "type"])
+  })
+
+  it("creates several records, and writes of other records, in one transaction: all with their events, or none", async () => {
+    const as = await newPrincipal()
+    const group = await ok((engine) => engine.create(testOrders, as, { copies: 2, follow_up: { reason: "later" }, items: [] })) as unknown as { data: Array<Row> }
+    expect(group.data).toHaveLength(2)
+    expect(await count("test_orders", as)).toBe(4)
+    expect((await eventRows(as)).map((row) => row.type)).toEqual(Array.from({ length: 4 }, () => "test-orders.create"))
+    const refused = await refused_((engine) => engine.create(testOrders, as, { copies: 2, follow_up: { reason: "fail" }, items: [] }))
+    expect(refused.code).toBe("REFUSED")
+    expect(await count("test_orders", as)).toBe(4)
+    expect(await eventRows(as)).toHaveLength(4)
+    // beforeRemove refuses inside the transaction: the record stays.
+    await ok((engine) => engine.update(testOrders, as, String(group.data[0].id), { status: "confirmed" }))
+    expect((await refused_((engine) => engine.remove(testOrders, as, String(group.data[0].id)))).code).toBe("CONFIRMED")
+    expect((await ok((engine) => engine.get(testOrders, as, String(group.data[0].id), []))).deleted_at).toBeNull()
   })
 
   it("turns constraint violations into 422 or 409 naming the field, and a refused write leaves neither rows nor events", async () => {
