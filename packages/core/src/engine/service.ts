@@ -377,11 +377,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               : draft.values
             const id = yield* repo.insert(resource, principal.tenantId, numbered)
             yield* writeChildren(resource, principal, id, draft)
+            // The record's own event first: what its hook writes follows it in the feed.
+            yield* emit(resource, "create", id)
             if (resource.afterWrite) {
               const store = yield* currentStore(principal)
               yield* resource.afterWrite({ resource, operation: "create", id, draft, principal, store }).pipe(Effect.provide(services))
             }
-            yield* emit(resource, "create", id)
             return yield* reload(resource, principal, id)
           })
 
