@@ -134,9 +134,10 @@ export interface ActionStore {
    * Creates records of another resource as a client would (its permission, decoding, rules,
    * references, computation, numbering and events), inside this unit of work. `values`
    * are stored fields only the server sets (a payable's `purchase_invoice_id`). Answers
-   * the record, or `{ data }` when the body asks for several (`createMany`).
+   * the record, or `{ data }` when the body asks for several (`createMany`); with
+   * `answer: "id"` only `{ id }` (no read back: bulk imports).
    */
-  readonly createRecord: (resource: AnyResource, body: unknown, values?: Row) => Effect.Effect<Row, WriteError>
+  readonly createRecord: (resource: AnyResource, body: unknown, values?: Row, options?: { readonly answer?: "record" | "id" }) => Effect.Effect<Row, WriteError>
   /** Updates a record as a client would (its permission, status rules, rules, event), inside this unit of work; `values` as for `createRecord`. */
   readonly updateRecord: (resource: AnyResource, id: string, body: unknown, values?: Row) => Effect.Effect<Row, WriteError>
   /** Soft-deletes a record of another resource as a client would (its permission, its `beforeRemove`, its event). */

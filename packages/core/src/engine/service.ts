@@ -334,8 +334,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           update: (resource, id, values) => repo.update(resource, principal.tenantId, id, values),
           insertChild: (collection, parentId, values) => repo.writeChildren(collection, principal.tenantId, parentId, { insert: [values], update: [], remove: [] }),
           removeChild: (collection, parentId, id) => repo.writeChildren(collection, principal.tenantId, parentId, { insert: [], update: [], remove: [id] }),
-          createRecord: (resource, body, values) =>
-            Effect.provideService(decodeCreate(resource, principal, body).pipe(Effect.flatMap((input) => createRecords(resource, principal, input, values ?? {}))), UnitOfWork, unit),
+          createRecord: (resource, body, values, options) =>
+            Effect.provideService(
+              decodeCreate(resource, principal, body).pipe(Effect.flatMap((input) => createRecords(resource, principal, input, values ?? {}, options?.answer === "id"))),
+              UnitOfWork,
+              unit
+            ),
           updateRecord: (resource, id, body, values) =>
             Effect.provideService(
               decodeUpdate(resource, principal, id, body).pipe(Effect.flatMap((decoded) => updateWithin(resource, principal, decoded.id, decoded.input, values ?? {}))),
@@ -357,7 +361,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           })
 
         /** One record from a decoded input, inside the caller's unit of work; `values` are stored fields only the server sets. */
-        const createOne = (resource: AnyResource, principal: Principal, input: Row, values: Row) =>
+        const createOne = (resource: AnyResource, principal: Principal, input: Row, values: Row, idOnly = false) =>
           Effect.gen(function* () {
             const machine = resource.status
             const applied = { ...applyInput(resource.fields, input, undefined), ...values, ...stamped(resource, principal, ["created", "updated"]) }
@@ -383,15 +387,15 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               const store = yield* currentStore(principal)
               yield* resource.afterWrite({ resource, operation: "create", id, draft, principal, store }).pipe(Effect.provide(services))
             }
-            return yield* reload(resource, principal, id)
+            return idOnly ? { id } : yield* reload(resource, principal, id)
           })
 
         /** The record a create body asks for, or the several of `createMany`, answered as `{ data }`. */
-        const createRecords = (resource: AnyResource, principal: Principal, input: Row, values: Row): Effect.Effect<Row, WriteError, UnitOfWork> =>
+        const createRecords = (resource: AnyResource, principal: Principal, input: Row, values: Row, idOnly = false): Effect.Effect<Row, WriteError, UnitOfWork> =>
           Effect.gen(function* () {
             const many = resource.createMany ? yield* resource.createMany(input, writeContext(principal)).pipe(Effect.provide(services)) : undefined
-            if (many === undefined) return yield* createOne(resource, principal, input, values)
-            const data = yield* Effect.forEach(many, (entry) => createOne(resource, principal, entry.input, { ...values, ...entry.values }))
+            if (many === undefined) return yield* createOne(resource, principal, input, values, idOnly)
+            const data = yield* Effect.forEach(many, (entry) => createOne(resource, principal, entry.input, { ...values, ...entry.values }, idOnly))
             return { data }
           })
 

@@ -112,8 +112,11 @@ const readLine = (line: OfxElement, index: number): Omit<StatementLine, "fitid">
   }
 }
 
-/** The most lines one import takes (a year of a busy account fits; split larger statements). */
-export const MAX_STATEMENT_LINES = 5_000
+/**
+ * The most lines one import takes: months of a busy account. An import is one transaction of
+ * 2–3 ms a line (bench/ofx-import.mjs), so larger statements come in parts.
+ */
+export const MAX_STATEMENT_LINES = 2_000
 
 /**
  * The statement lines of a bank (`STMTRS`) or credit-card (`CCSTMTRS`) statement file.

@@ -19,12 +19,15 @@ export const OfxImportSummary = Schema.Struct({
   })
 }).annotations({ identifier: "OfxImportSummary" })
 
-const byFitid = (accountId: string, fitid: string): FilterNode => ({
+/** How many FITIDs one lookup asks for. */
+const LOOKUP_CHUNK = 200
+
+const byFitids = (accountId: string, fitids: ReadonlyArray<string>): FilterNode => ({
   kind: "group",
   logic: "and",
   conditions: [
     { kind: "condition", field: "account_id", op: "eq", value: accountId },
-    { kind: "condition", field: "fitid", op: "eq", value: fitid }
+    { kind: "group", logic: "or", conditions: fitids.map((fitid) => ({ kind: "condition", field: "fitid", op: "eq", value: fitid })) }
   ]
 })
 
@@ -71,7 +74,15 @@ const run = (context: ActionContext, content: unknown) =>
     const accountId = String(context.current.id)
     const transactions = financialTransactions as AnyResource
     const { store } = context
-    const find = (fitid: string) => store.findOne(transactions, byFitid(accountId, fitid), { withDeleted: true })
+    // The account's transactions with the file's FITIDs (corrected ones included), read in chunks rather than line by line.
+    const wanted = [...new Set(statement.lines.flatMap((line) => [line.fitid, ...(line.correct_fitid ? [line.correct_fitid] : [])]))]
+    const known = new Map<string, Row>()
+    for (let start = 0; start < wanted.length; start += LOOKUP_CHUNK) {
+      const chunk = wanted.slice(start, start + LOOKUP_CHUNK)
+      const rows = yield* store.findMany(transactions, byFitids(accountId, chunk), { limit: chunk.length, withDeleted: true })
+      for (const row of rows) known.set(String(row.fitid), row)
+    }
+    const find = (fitid: string) => Effect.succeed(Option.fromNullable(known.get(fitid)))
     let imported = 0
     let duplicates = 0
     let corrected = 0
@@ -87,6 +98,7 @@ const run = (context: ActionContext, content: unknown) =>
         else if (isAllocated(target)) skipped.push({ fitid: line.fitid, reason: `deletes ${line.correct_fitid}, which is allocated` })
         else {
           yield* store.removeRecord(transactions, String(target.id))
+          known.set(line.correct_fitid!, { ...target, deleted_at: new Date().toISOString() })
           corrected++
         }
         continue
@@ -101,6 +113,8 @@ const run = (context: ActionContext, content: unknown) =>
           correct_fitid: line.correct_fitid,
           correct_action: line.correct_action
         }, { fitid: line.fitid })
+        known.delete(line.correct_fitid!)
+        known.set(line.fitid, { ...target, fitid: line.fitid })
         corrected++
         continue
       }
@@ -115,7 +129,8 @@ const run = (context: ActionContext, content: unknown) =>
         fitid: line.fitid,
         ...Object.fromEntries(Object.entries(transactionValues(line)).filter(([, value]) => value !== null)),
         ...(line.correct_fitid ? { correct_fitid: line.correct_fitid, correct_action: line.correct_action } : {})
-      })
+      }, undefined, { answer: "id" })
+      known.set(line.fitid, { fitid: line.fitid, deleted_at: null })
       imported++
     }
     return { account_id: accountId, imported, duplicates, corrected, skipped }
