@@ -92,6 +92,14 @@ describe.each(storeKinds)("embedding the fetch handler under /erp in node:http o
     })
   })
 
+  it("gives tenants a time zone: the country's by default, or chosen, and changes it", async () => {
+    const tenant = await host.erp.tenants.create({ name: `Zoned ${randomUUID().slice(0, 8)}`, countryCode: "US", timeZone: "america/chicago" })
+    expect(tenant.time_zone).toBe("America/Chicago")
+    expect((await host.erp.tenants.setTimeZone(tenant.id, "America/Los_Angeles")).time_zone).toBe("America/Los_Angeles")
+    expect((await host.erp.tenants.get(tenant.id)).time_zone).toBe("America/Los_Angeles")
+    await expect(host.erp.tenants.setTimeZone(tenant.id, "Mars/Olympus_Mons")).rejects.toMatchObject({ _tag: "InvalidRequest", code: "INVALID_TIME_ZONE" })
+  })
+
   it("rejects with the core's typed errors", async () => {
     await expect(host.erp.tenants.get(randomUUID())).rejects.toMatchObject({ _tag: "NotFound" })
     await expect(host.erp.keys.create({ tenantId: randomUUID(), name: "x", permissions: ["rockets:launch"] })).rejects.toMatchObject({
