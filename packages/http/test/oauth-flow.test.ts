@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import {
   authorizationUrl,
-  awaitRoomyWindow,
   type ClientAuthMethod,
   createOAuthClient,
   createOAuthUser,
@@ -653,7 +652,6 @@ describe.each(storeKinds)("OAuth code flow with openid-client on %s", (kind) => 
     it("answers the 11th token request of a client within a minute with 429 and the rate-limit headers", async () => {
       const testClient = await createOAuthClient(host)
       const other = await createOAuthClient(host)
-      await awaitRoomyWindow(host.url)
       const attempt = (who: OAuthTestClient) => tokenRequest(host.url, who, { grant_type: "refresh_token", refresh_token: "svcrf_nothing" })
       const statuses = []
       for (let i = 0; i < 10; i++) statuses.push((await attempt(testClient)).status)
@@ -672,7 +670,6 @@ describe.each(storeKinds)("OAuth code flow with openid-client on %s", (kind) => 
 
     it("counts a client's token requests whatever the way it authenticates", async () => {
       const testClient = await createOAuthClient(host)
-      await awaitRoomyWindow(host.url)
       for (let i = 0; i < 5; i++) await tokenRequest(host.url, testClient, { grant_type: "refresh_token", refresh_token: "svcrf_x" })
       for (let i = 0; i < 5; i++) await tokenRequest(host.url, { ...testClient, auth: "client_secret_post" }, { grant_type: "refresh_token", refresh_token: "svcrf_x" })
       expect((await tokenRequest(host.url, testClient, { grant_type: "refresh_token", refresh_token: "svcrf_x" })).status).toBe(429)
@@ -696,7 +693,6 @@ describe.each(storeKinds)("OAuth code flow with openid-client on %s", (kind) => 
 
     it("answers the 21st authorize request from one address with 429 and the rate-limit headers", async () => {
       const testClient = await createOAuthClient(host)
-      await awaitRoomyWindow(host.url)
       const address = freshLoopbackAddress()
       const url = authorizationUrl(host.url, { clientId: testClient.clientId, pkce: makePkce(), state: "s" })
       const statuses = []
@@ -719,9 +715,41 @@ describe.each(storeKinds)("OAuth code flow with openid-client on %s", (kind) => 
       expect((await plainRequest(url, { localAddress: freshLoopbackAddress() })).status).toBe(200)
     })
 
+    it("answers the 11th revocation request of a client within a minute with 429, wrong secrets included", async () => {
+      const testClient = await createOAuthClient(host)
+      const other = await createOAuthClient(host)
+      const guess = (secret: string) => tokenRequest(host.url, { ...testClient, secret }, { token: "svcrf_nothing" }, "/oauth/revoke")
+      const statuses = []
+      for (let i = 0; i < 10; i++) statuses.push((await guess(`secret_guess_${i}`)).status)
+      expect(statuses).toEqual(Array(10).fill(401))
+      // The right secret is refused too once over the limit: a guesser learns nothing more.
+      const refused = await tokenRequest(host.url, testClient, { token: "svcrf_nothing" }, "/oauth/revoke")
+      expect(refused.status).toBe(429)
+      expect(refused.json).toMatchObject({ status_code: 429, error: "Too Many Requests", code: "RATE_LIMITED", message: expect.stringMatching(/revocation/) })
+      const retryAfter = Number(refused.headers["retry-after"])
+      expect(retryAfter).toBeGreaterThanOrEqual(1)
+      expect(retryAfter).toBeLessThanOrEqual(60)
+      expect(refused.headers["ratelimit-limit"]).toBe("10")
+      expect(refused.headers["ratelimit-remaining"]).toBe("0")
+      expect(Number(refused.headers["ratelimit-reset"])).toBe(retryAfter)
+      // Counted per client, and apart from the token endpoint's count.
+      expect((await tokenRequest(host.url, other, { token: "svcrf_nothing" }, "/oauth/revoke")).status).toBe(200)
+      expect((await tokenRequest(host.url, testClient, { grant_type: "refresh_token", refresh_token: "svcrf_x" })).status).toBe(400)
+    })
+
+    it("puts RateLimit-* headers on revocation answers, success and failure", async () => {
+      const testClient = await createOAuthClient(host)
+      const ok = await tokenRequest(host.url, testClient, { token: "svcrf_nothing" }, "/oauth/revoke")
+      expect(ok.status).toBe(200)
+      expect(ok.headers["ratelimit-limit"]).toBe("10")
+      expect(ok.headers["ratelimit-remaining"]).toBe("9")
+      const wrong = await tokenRequest(host.url, { ...testClient, secret: "secret_wrong" }, { token: "svcrf_nothing" }, "/oauth/revoke")
+      expect(wrong.status).toBe(401)
+      expect(wrong.headers["ratelimit-remaining"]).toBe("8")
+    })
+
     it("counts the address's requests in the RateLimit-Remaining header of the sign-in page", async () => {
       const testClient = await createOAuthClient(host)
-      await awaitRoomyWindow(host.url)
       const address = freshLoopbackAddress()
       const url = authorizationUrl(host.url, { clientId: testClient.clientId, pkce: makePkce(), state: "s" })
       const first = await plainRequest(url, { localAddress: address })

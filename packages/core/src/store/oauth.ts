@@ -13,7 +13,7 @@ import { grantsFromScopes, parseScope } from "../oauth/scopes.js"
 import { type CodeRequest, OAuth, type OAuthClient, type TenantMembership, type TokenSet } from "../oauth/service.js"
 import { mcpResource, OAuthConfig, sameResource } from "../oauth/settings.js"
 import { Tenancy } from "../tenancy/tenancy.js"
-import { makeSigningKeys, SIGNING_ALGORITHM, type SigningKey } from "./signing-keys.js"
+import { SIGNING_ALGORITHM, type SigningKey, SigningKeys } from "./signing-keys.js"
 
 /** Token prefixes of the spec: they say what a token is before any lookup. */
 export const TOKEN_PREFIX = { code: "svcac_", access: "svc_", refresh: "svcrf_", session: "svcss_" } as const
@@ -64,6 +64,9 @@ const pkceMatches = (verifier: string, challenge: string) => {
 
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/
 
+/** Claims every JWT access token of ours carries (RFC 9068 section 2.2); one missing means it was not made by `signJwt`. */
+const REQUIRED_CLAIMS = ["iss", "sub", "aud", "exp", "iat", "jti"] as const
+
 const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)
 
 const unauthenticated = (message: string, code = "INVALID_CREDENTIALS") => new Unauthenticated({ message, code })
@@ -88,7 +91,7 @@ export const layerOAuth = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const config = yield* OAuthConfig
     const tenancy = yield* Tenancy
-    const signingKeys = yield* makeSigningKeys
+    const signingKeys = yield* SigningKeys
     // Made (or loaded) while the host starts, so the first token request does not wait for it.
     yield* signingKeys.current
     const externalJwks = config.externalIdp ? createRemoteJWKSet(new URL(config.externalIdp.jwksUrl)) : undefined
@@ -193,14 +196,21 @@ export const layerOAuth = Layer.effect(
           jwtVerify(token, createLocalJWKSet({ keys: [...keys] }), {
             issuer,
             audience: [mcpResource(issuer), `${mcpResource(issuer)}/`],
-            algorithms: [SIGNING_ALGORITHM]
+            algorithms: [SIGNING_ALGORITHM],
+            // RFC 9068: an access token says it is one, so an ID token or another JWT of ours cannot stand in.
+            typ: "at+jwt",
+            requiredClaims: [...REQUIRED_CLAIMS]
           })
-        ).pipe(Effect.mapError(() => unauthenticated("The access token is not valid (signature, issuer, audience or expiry)")))
+        ).pipe(Effect.mapError(() => unauthenticated("The access token is not valid (signature, type, issuer, audience, expiry or a missing claim)")))
         const { sub, jti } = verified.payload
-        if (!sub || !jti) return yield* Effect.fail(unauthenticated("The access token lacks sub or jti"))
+        if (typeof sub !== "string" || typeof jti !== "string") return yield* Effect.fail(unauthenticated("The access token lacks sub or jti"))
         // The JWT names only the user; its grant (scopes, revocation) is kept server-side under its jti.
         const row = yield* tokenRow(hashSecret(jti))
-        if (Option.isNone(row) || row.value.revoked_at !== null) return yield* Effect.fail(unauthenticated("The access token was revoked"))
+        if (Option.isNone(row) || row.value.kind !== "jwt") return yield* Effect.fail(unauthenticated("The access token was not issued here"))
+        if (row.value.revoked_at !== null) return yield* Effect.fail(unauthenticated("The access token was revoked"))
+        if (row.value.expired) return yield* Effect.fail(unauthenticated("The access token expired"))
+        // A token signed with our key but naming another user than its grant's is forged or misissued.
+        if (row.value.user_id !== sub) return yield* Effect.fail(unauthenticated("The access token's subject is not the user it was issued to"))
         return { userId: sub, scopes: row.value.scope.split(" ") as ReadonlyArray<string> | undefined }
       })
 
@@ -208,7 +218,8 @@ export const layerOAuth = Layer.effect(
       Effect.gen(function* () {
         const idp = config.externalIdp!
         const verified = yield* Effect.tryPromise(() =>
-          jwtVerify(token, externalJwks!, { issuer: idp.issuer, audience: idp.audience, algorithms: [...idp.algorithms] })
+          // A token that never expires is refused from the identity provider too.
+          jwtVerify(token, externalJwks!, { issuer: idp.issuer, audience: idp.audience, algorithms: [...idp.algorithms], requiredClaims: ["exp"] })
         ).pipe(Effect.mapError(() => unauthenticated("The identity provider's token is not valid (signature, issuer, audience or expiry)")))
         const claim = verified.payload[idp.userClaim] ?? payload[idp.userClaim]
         if (typeof claim !== "string") return yield* Effect.fail(unauthenticated(`The token lacks the ${idp.userClaim} claim`))
