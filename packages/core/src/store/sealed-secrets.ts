@@ -57,7 +57,7 @@ export const sealStoredSecrets = Effect.gen(function* () {
     }))
     sealed += count
   }
-  if (sealed > 0) yield* Effect.logInfo(`sealed ${sealed} stored secret${sealed === 1 ? "" : "s"} under key ${box.currentKeyId}`)
+  if (sealed > 0) yield* Effect.logDebug(`sealed ${sealed} stored secret${sealed === 1 ? "" : "s"} under key ${box.currentKeyId}`)
 })
 
 /** Runs `sealStoredSecrets` when the core opens, before any service reads a secret. */
