@@ -600,6 +600,51 @@ describe.each(storeKinds)("OAuth code flow with openid-client on %s", (kind) => 
       }
     )
 
+    it("binds an svc_ token to the company chosen: X-Tenant-Id naming the user's other company is refused", async () => {
+      const testClient = await createOAuthClient(host)
+      const { tokens } = await runFlow(testClient, both, { tenantId: tenant.id })
+      expect(tokens.access_token).toMatch(/^svc_/)
+      const elsewhere = await host.request("GET", `/products/${inSecond}`, { token: tokens.access_token, headers: { "x-tenant-id": second.id } })
+      expect(elsewhere.status).toBe(401)
+      expect(elsewhere.body).toMatchObject({ status_code: 401, code: "INVALID_CREDENTIALS", message: expect.stringContaining("another company") })
+      expect((await host.request("GET", "/products", { token: tokens.access_token, headers: { "x-tenant-id": second.id } })).status).toBe(401)
+      // Its own company, named or not, answers.
+      expect((await host.request("GET", `/products/${inFirst}`, { token: tokens.access_token, headers: { "x-tenant-id": tenant.id.toUpperCase() } })).status).toBe(200)
+      expect((await host.request("GET", `/products/${inFirst}`, { token: tokens.access_token })).status).toBe(200)
+      // An API key is bound the same way.
+      expect((await host.request("GET", "/products", { token: tenant.token, headers: { "x-tenant-id": second.id } })).status).toBe(401)
+      expect((await host.request("GET", "/products", { token: tenant.token, headers: { "x-tenant-id": tenant.id } })).status).toBe(200)
+    })
+
+    it("lists every company with the role for the MCP resource, asks for none, and the JWT acts in each", async () => {
+      const testClient = await createOAuthClient(host)
+      const { consentHtml, tokens } = await (async () => {
+        const pkce = makePkce()
+        const url = authorizationUrl(host.url, { clientId: testClient.clientId, pkce, state: "s", resource: host.url })
+        // A company posted anyway (an old form, a crafted one) is ignored: the grant binds none.
+        const driven = await driveAuthorization(url, both, { tenantId: tenant.id })
+        const exchanged = await tokenRequest(host.url, testClient, {
+          grant_type: "authorization_code", code: driven.redirect.searchParams.get("code")!, redirect_uri: testClient.redirectUri, code_verifier: pkce.verifier
+        })
+        expect(exchanged.status).toBe(200)
+        return { consentHtml: driven.consentHtml!, tokens: exchanged.json }
+      })()
+      expect(consentHtml).not.toContain("<select")
+      expect(consentHtml).not.toContain('name="tenant_id"')
+      expect(consentHtml).toContain("each of your 2 companies")
+      expect(consentHtml).toContain(`<strong>${tenant.name}</strong> <span class="muted">as admin</span>`)
+      expect(consentHtml).toContain(`<strong>${second.name}</strong> <span class="muted">as admin</span>`)
+      expect(tokens.access_token.split(".")).toHaveLength(3)
+      expect((await host.request("GET", `/products/${inFirst}`, { token: tokens.access_token, headers: { "x-tenant-id": tenant.id } })).status).toBe(200)
+      expect((await host.request("GET", `/products/${inSecond}`, { token: tokens.access_token, headers: { "x-tenant-id": second.id } })).status).toBe(200)
+    })
+
+    it("says on the consent page of an svc_ grant that the token acts in the chosen company only", async () => {
+      const testClient = await createOAuthClient(host)
+      const { consentHtml } = await driveAuthorization(authorizationUrl(host.url, { clientId: testClient.clientId, pkce: makePkce(), state: "s" }), both, { tenantId: second.id })
+      expect(consentHtml).toContain("It will act in the company you choose only.")
+    })
+
     it("refuses a company the user does not belong to", async () => {
       const testClient = await createOAuthClient(host)
       const stranger = await host.createTenant("BR")

@@ -13,6 +13,19 @@ export interface RequestContext {
   readonly tenantId?: string
 }
 
+/**
+ * API keys and `svc_` access tokens belong to one company (the one chosen on the consent
+ * page): `X-Tenant-Id` naming another is refused rather than ignored, so a caller never
+ * believes it acts where it does not.
+ */
+const boundTo = (principal: Principal, tenantId: string | undefined): Effect.Effect<Principal, Unauthenticated> =>
+  tenantId === undefined || tenantId.trim().toLowerCase() === principal.tenantId.toLowerCase()
+    ? Effect.succeed(principal)
+    : Effect.fail(new Unauthenticated({
+      message: "This credential was issued for another company than X-Tenant-Id names; it acts only in its own (authorize again choosing that company)",
+      code: "INVALID_CREDENTIALS"
+    }))
+
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
 /**
@@ -36,8 +49,8 @@ export class Authenticator extends Context.Tag("erp/core/Authenticator")<Authent
               new Unauthenticated({ message: "Authentication required: send Authorization: Bearer <token>", code: "MISSING_CREDENTIALS" })
             )
           }
-          if (token.startsWith("sk_")) return tenancy.authenticateApiKey(token)
-          if (token.startsWith("svc_")) return oauth.accessPrincipal(token)
+          if (token.startsWith("sk_")) return Effect.flatMap(tenancy.authenticateApiKey(token), (principal) => boundTo(principal, context.tenantId))
+          if (token.startsWith("svc_")) return Effect.flatMap(oauth.accessPrincipal(token), (principal) => boundTo(principal, context.tenantId))
           if (JWT.test(token) && context.issuer) {
             return Effect.flatMap(oauth.verifyJwt(token, { issuer: context.issuer }), ({ userId, scopes }) =>
               oauth.userPrincipal(userId, context.tenantId, scopes))

@@ -30,7 +30,8 @@ interface CodeRow {
   readonly code_hash: string
   readonly client_id: string
   readonly user_id: string
-  readonly tenant_id: string
+  /** Null for a grant of the MCP resource (JWTs), which binds no company. */
+  readonly tenant_id: string | null
   readonly redirect_uri: string
   readonly redirect_uri_given: boolean
   readonly scope: string
@@ -45,7 +46,7 @@ interface TokenRow {
   readonly kind: "access" | "refresh" | "jwt"
   readonly client_id: string
   readonly user_id: string
-  readonly tenant_id: string
+  readonly tenant_id: string | null
   readonly scope: string
   readonly resource: string | null
   readonly code_hash: string | null
@@ -153,7 +154,7 @@ export const layerOAuth = Layer.effect(
     const issueTokens = (grant: {
       readonly clientId: string
       readonly userId: string
-      readonly tenantId: string
+      readonly tenantId: string | null
       readonly scope: string
       readonly resource: string | null
       readonly codeHash: string | null
@@ -242,6 +243,7 @@ export const layerOAuth = Layer.effect(
         if (Option.isNone(row) || row.value.kind !== "access") return yield* Effect.fail(unauthenticated("The access token is not valid"))
         if (row.value.revoked_at !== null) return yield* Effect.fail(unauthenticated("The access token was revoked"))
         if (row.value.expired) return yield* Effect.fail(unauthenticated("The access token expired"))
+        if (row.value.tenant_id === null) return yield* Effect.fail(unauthenticated("The access token is not valid"))
         return yield* userPrincipal(row.value.user_id, row.value.tenant_id, row.value.scope.split(" ")).pipe(
           Effect.catchTag("InvalidRequest", (error) => Effect.fail(unauthenticated(error.message)))
         )
@@ -333,7 +335,7 @@ export const layerOAuth = Layer.effect(
         Effect.gen(function* () {
           const code = newToken(TOKEN_PREFIX.code)
           yield* sql`INSERT INTO oauth_authorization_codes (code_hash, client_id, user_id, tenant_id, redirect_uri, redirect_uri_given, scope, code_challenge, resource, expires_at)
-            VALUES (${hashSecret(code)}, ${request.client.client_id}, ${request.userId}::uuid, ${request.tenantId}::uuid, ${request.redirectUri}, ${request.redirectUriGiven},
+            VALUES (${hashSecret(code)}, ${request.client.client_id}, ${request.userId}::uuid, ${request.tenantId ?? null}::uuid, ${request.redirectUri}, ${request.redirectUriGiven},
               ${request.scopes.join(" ")}, ${request.codeChallenge}, ${request.resource ?? null}, now() + ${`${lifetimes.codeSeconds} seconds`}::interval)`.pipe(Effect.orDie)
           return code
         }),
@@ -361,6 +363,9 @@ export const layerOAuth = Layer.effect(
               if (!pkceMatches(codeVerifier, row.code_challenge)) return yield* Effect.fail(oauthError("invalid_grant", "code_verifier does not match the code_challenge"))
               if (resource !== undefined && !sameResource(resource, row.resource)) {
                 return yield* Effect.fail(oauthError("invalid_target", "resource differs from the one of the authorization request"))
+              }
+              if (row.tenant_id === null && !sameResource(row.resource, mcpResource(issuer))) {
+                return yield* Effect.fail(oauthError("invalid_target", "This grant covers every company of the user and is for the MCP resource only"))
               }
               yield* sql`UPDATE oauth_authorization_codes SET used_at = now() WHERE code_hash = ${codeHash}`.pipe(Effect.orDie)
               const tokens = yield* issueTokens(
@@ -401,6 +406,9 @@ export const layerOAuth = Layer.effect(
               if (beyond.length > 0) return yield* Effect.fail(oauthError("invalid_scope", `Not granted originally: ${beyond.join(" ")}`))
               if (resource !== undefined && !sameResource(resource, row.resource)) {
                 return yield* Effect.fail(oauthError("invalid_target", "resource differs from the one of the grant"))
+              }
+              if (row.tenant_id === null && !sameResource(row.resource, mcpResource(issuer))) {
+                return yield* Effect.fail(oauthError("invalid_target", "This grant covers every company of the user and is for the MCP resource only"))
               }
               yield* sql`UPDATE oauth_tokens SET rotated_at = now() WHERE id = ${row.id}::uuid`.pipe(Effect.orDie)
               const tokens = yield* issueTokens(
