@@ -172,6 +172,22 @@ describe.each(storeKinds)("stored secrets on %s", (kind) => {
   })
 })
 
+describe("the secretKey option of an embedding app", () => {
+  it("seals with the key given in the options rather than ERP_SECRET_KEY, and writes no key file", async () => {
+    const dir = testDataDir()
+    const given = keyText()
+    const runtime = ManagedRuntime.make(layerCore({ kind: "pglite", dataDir: dir }, { secretKey: given }))
+    try {
+      const stored = await runtime.runPromise(readStored)
+      for (const value of [...stored.keys.map((row) => row.private_key_sealed), stored.cursor]) expect(value.split(".")[1]).toBe(keyOf(given).id)
+      expect(fs.existsSync(path.join(dir, SECRET_KEY_FILE))).toBe(false)
+    } finally {
+      await runtime.dispose()
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe("sealing a store's secrets on start", () => {
   let dir: string | undefined
   afterEach(() => {

@@ -63,5 +63,5 @@ export const resolveSecretKeys = (location: StoreLocation, env: Readonly<Record<
   })
 
 /** The `SecretBox` for a store location (see `resolveSecretKeys`). */
-export const layerSecretBox = (location: StoreLocation): Layer.Layer<SecretBox, StartupError> =>
-  Layer.unwrapEffect(Effect.map(resolveSecretKeys(location), layerSecretBoxWith))
+export const layerSecretBox = (location: StoreLocation, env: Readonly<Record<string, string | undefined>> = process.env): Layer.Layer<SecretBox, StartupError> =>
+  Layer.unwrapEffect(Effect.map(resolveSecretKeys(location, env), layerSecretBoxWith))

@@ -68,6 +68,10 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
 export interface CoreOptions {
   /** OAuth settings beyond those taken from the environment (ERP_PUBLIC_URL, ERP_JWT_*, …). */
   readonly oauth?: Partial<OAuthSettings>
+  /** The key sealing stored secrets (32 bytes, base64 or hex); default `ERP_SECRET_KEY`. */
+  readonly secretKey?: string
+  /** The key being rotated away from; default `ERP_SECRET_KEY_PREVIOUS`. */
+  readonly previousSecretKey?: string
 }
 
 /**
@@ -76,4 +80,11 @@ export interface CoreOptions {
  * migrates it, and provides the services, the `SqlClient` and the `SecretBox`.
  */
 export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
-  layerServices(options.oauth).pipe(Layer.provideMerge(layerStore(location)), Layer.provideMerge(layerSecretBox(location)))
+  layerServices(options.oauth).pipe(
+    Layer.provideMerge(layerStore(location)),
+    Layer.provideMerge(layerSecretBox(location, {
+      ...process.env,
+      ...(options.secretKey !== undefined ? { ERP_SECRET_KEY: options.secretKey } : {}),
+      ...(options.previousSecretKey !== undefined ? { ERP_SECRET_KEY_PREVIOUS: options.previousSecretKey } : {})
+    }))
+  )
