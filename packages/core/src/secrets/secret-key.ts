@@ -1,10 +1,10 @@
 import { Effect, Layer } from "effect"
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { StartupError } from "../startup-errors.js"
 import type { StoreLocation } from "../store/database.js"
 import { generateSecretKeyText, layerSecretBoxWith, parseSecretKey, type SecretBox, type SecretKey, secretKeyOf, type SecretKeys } from "./secret-box.js"
-import { randomBytes } from "node:crypto"
 
 /** The embedded store's key file, beside its `pgdata` folder, when `ERP_SECRET_KEY` is not set. */
 export const SECRET_KEY_FILE = "secret.key"
