@@ -10,6 +10,7 @@ import {
   type OAuthSettings,
   resolveStoreLocation,
   type StartupContext,
+  type TaxEngine,
   type StoreLocation
 } from "@erp/core"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
@@ -72,6 +73,8 @@ export interface StoreOptions {
    * answer the user's id or email for the request, or nothing to show the sign-in form.
    */
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
+  /** Your tax engine (a Layer of core's `TaxEngine`) instead of the built-in one; its name is recorded in invoices' tax_engine_provider. */
+  readonly taxEngine?: Layer.Layer<TaxEngine>
 }
 
 export interface FetchHandlerOptions extends StoreOptions {
@@ -90,7 +93,7 @@ const settingsOf = (options: FetchHandlerOptions): Partial<OAuthSettings> => ({
 })
 
 const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) =>
-  layerCore(location, { oauth: settingsOf(options) }).pipe(
+  layerCore(location, { oauth: settingsOf(options), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}) }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
   )
 

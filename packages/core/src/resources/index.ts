@@ -8,6 +8,7 @@ import { financialTransactions } from "./financial-transactions.js"
 import { integrationEntityMappings } from "./integration-entity-mappings.js"
 import { payables } from "./payables.js"
 import { products } from "./products.js"
+import { quotes } from "./quotes.js"
 import { purchaseInvoices } from "./purchase-invoices.js"
 import { receivables } from "./receivables.js"
 import { suppliers } from "./suppliers.js"
@@ -23,7 +24,8 @@ export const resources: ReadonlyArray<AnyResource> = [
   payables,
   receivables,
   purchaseInvoices,
-  integrationEntityMappings
+  integrationEntityMappings,
+  quotes
 ] as ReadonlyArray<AnyResource>
 
 /** Everything every transport serves: business resources, the change feed, and the read-only reference catalogs. */
@@ -43,6 +45,7 @@ export {
   payables,
   products,
   purchaseInvoices,
+  quotes,
   receivables,
   suppliers
 }

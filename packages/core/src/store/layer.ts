@@ -13,6 +13,8 @@ import { layerUnitsOfWork } from "./unit-of-work.js"
 import { layerTenancy } from "./tenancy.js"
 import { layerOAuth } from "./oauth.js"
 import { layerRateLimiterSql } from "./rate-limiter.js"
+import { builtInTaxEngine } from "../tax/built-in.js"
+import type { TaxEngine } from "../tax/engine.js"
 import { OAuthConfig, type OAuthSettings } from "../oauth/settings.js"
 
 /** Migrations applied, and the catalogs loaded the first time the store is opened. */
@@ -33,8 +35,9 @@ export const layerCursorSecret = Layer.effect(
 )
 
 /** Every core service over an open, migrated store. */
-export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
+export const layerServices = (oauth: Partial<OAuthSettings> = {}, taxEngine: Layer.Layer<TaxEngine> = builtInTaxEngine) =>
   Layer.mergeAll(ResourceEngine.layer, Authenticator.layer, layerEventRetention).pipe(
+    Layer.provideMerge(taxEngine),
     Layer.provideMerge(layerOAuth),
     Layer.provideMerge(
       Layer.mergeAll(
@@ -53,8 +56,10 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
 export interface CoreOptions {
   /** OAuth settings beyond those taken from the environment (ERP_PUBLIC_URL, ERP_JWT_*, …). */
   readonly oauth?: Partial<OAuthSettings>
+  /** The tax engine invoices use; the built-in one (fiscal rules, US state rates) unless an embedding app plugs in its own. */
+  readonly taxEngine?: Layer.Layer<TaxEngine>
 }
 
 /** The core over a store location: opens it, migrates it, and provides the services and the `SqlClient`. */
 export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
-  layerServices(options.oauth).pipe(Layer.provideMerge(layerStore(location)))
+  layerServices(options.oauth, options.taxEngine).pipe(Layer.provideMerge(layerStore(location)))
