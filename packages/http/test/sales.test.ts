@@ -103,4 +103,98 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       expect(page.data.map((quote: { record_number: number }) => quote.record_number)).toEqual([1, 2, 3])
     })
   })
+
+  describe("sales orders", () => {
+    it("copies a quote's customer and items, converts it once (409 the second time), and freezes a confirmed order's items", async () => {
+      const quote = await ok("POST", "/quotes", { customer_id: customer, product_type: "goods", salesperson_name: "Ana", items: threeItems(), discount_amount: "10" })
+      const order = await ok("POST", "/sales-orders", { quote_id: quote.id, operation_type: "sale", order_date: "2024-03-01" })
+      expect(order).toMatchObject({
+        status: "draft", quote_id: quote.id, customer_id: customer, product_type: "goods", salesperson_name: "Ana",
+        subtotal: "178.303332", items_discount: "1.500000", discount_amount: "10.000000", total_discount: "11.500000", total: "166.803332",
+        has_active_receivables: false, receivables: []
+      })
+      expect(Object.keys(order.customer).sort()).toEqual(["id", "legal_name", "tax_id", "trade_name"])
+      expect(order.items.map((item: Record<string, unknown>) => [item.item_description, item.quantity, item.total])).toEqual(
+        quote.items.map((item: Record<string, unknown>) => [item.item_description, item.quantity, item.total])
+      )
+      expect(Object.keys(order.items[0].product).sort()).toEqual(["br_data", "id", "name", "reference_code", "us_data"])
+      expect((await ok("GET", `/quotes/${quote.id}`)).status).toBe("converted")
+      expect(await feed(quote.id)).toEqual(["quotes.create", "quotes.update"])
+
+      const again = await call("POST", "/sales-orders", { quote_id: quote.id })
+      expect(again.status).toBe(409)
+      expect(again.body.code).toBe("QUOTE_ALREADY_CONVERTED")
+      expect((await call("POST", "/sales-orders", { quote_id: quote.id }, other.token)).status).toBe(422)
+      expect((await call("POST", "/sales-orders", { items: threeItems() })).status).toBe(400)
+
+      await ok("PATCH", `/sales-orders/${order.id}`, { status: "confirmed" })
+      const frozen = await call("PATCH", `/sales-orders/${order.id}`, { items: [{ id: order.items[0].id }] })
+      expect(frozen.status).toBe(422)
+      expect(Object.keys(frozen.body.details.fields)).toEqual(["items"])
+      expect((await ok("PATCH", `/sales-orders/${order.id}`, { notes: "Entregar pela manhã" })).notes).toBe("Entregar pela manhã")
+      expect((await call("PATCH", `/sales-orders/${order.id}`, { status: "draft" })).body.code).toBe("INVALID_TRANSITION")
+    })
+
+    it("filters by each field of the contract's table and refuses others", async () => {
+      const buyer = (await ok("POST", "/customers", { legal_name: "Empório Serra" })).id
+      const quote = await ok("POST", "/quotes", { customer_id: buyer, items: threeItems().slice(2) })
+      const a = await ok("POST", "/sales-orders", {
+        customer_id: buyer, reference_code: "PV-FILTER-1", operation_type: "sale", product_type: "goods", salesperson_name: "Bruna Costa",
+        order_date: "2024-05-10", delivery_date: "2024-05-20", items: threeItems().slice(2)
+      })
+      const b = await ok("POST", "/sales-orders", {
+        quote_id: quote.id, reference_code: "PV-FILTER-2", operation_type: "return", product_type: "service", salesperson_name: "Carlos",
+        order_date: "2024-06-10", delivery_date: "2024-06-30"
+      })
+      await ok("PATCH", `/sales-orders/${b.id}`, { status: "confirmed" })
+      const found = async (query: string) => (await ok("GET", `/sales-orders?customer_id=${buyer}&${query}`)).data.map((order: { id: string }) => order.id)
+      const cases: Array<[string, Array<string>]> = [
+        ["reference_code=PV-FILTER-1", [a.id]],
+        ["reference_code[neq]=PV-FILTER-1", [b.id]],
+        ["reference_code[contains]=filter", [a.id, b.id]],
+        ["reference_code[not_contains]=-2", [a.id]],
+        ["operation_type=return", [b.id]],
+        ["product_type[neq]=service", [a.id]],
+        ["status=confirmed", [b.id]],
+        ["salesperson_name[contains]=costa", [a.id]],
+        ["order_date[gte]=2024-06-01", [b.id]],
+        ["order_date[lt]=2024-06-01", [a.id]],
+        ["delivery_date=2024-05-20", [a.id]],
+        ["delivery_date[neq]=2024-05-20", [b.id]],
+        [`quote_id=${quote.id}`, [b.id]],
+        [`quote_id[neq]=${quote.id}`, [a.id]],
+        [`created_at[lte]=${b.created_at}`, [a.id, b.id]],
+        [`updated_at[gt]=${b.created_at}`, [b.id]],
+        ["has_active_invoice=false", [a.id, b.id]],
+        ["has_active_invoice[neq]=false", []]
+      ]
+      for (const [query, expected] of cases) expect(await found(query), query).toEqual(expected)
+      expect((await ok("GET", `/sales-orders?customer_id[neq]=${buyer}&reference_code[contains]=PV-FILTER`)).data).toEqual([])
+      for (const query of ["total=1", "has_active_invoice[contains]=x", "order_date=yesterday"]) expect((await call("GET", `/sales-orders?${query}`)).status, query).toBe(400)
+    })
+
+    it("generates receivables for the total; has_active_receivables flips as they appear and are deleted", async () => {
+      const order = await ok("POST", "/sales-orders", { customer_id: customer, reference_code: "PV-REC", items: threeItems(), discount_rate: "7.5" })
+      const created = await call("POST", `/sales-orders/${order.id}/receivables`, { installments: { count: 3, first_due_date: "2030-01-10", interval_months: 1 } })
+      expect(created.status, JSON.stringify(created.body)).toBe(201)
+      expect(created.body.data.map((receivable: Record<string, unknown>) => [receivable.amount, receivable.due_date, receivable.sales_order_id, receivable.customer_id])).toEqual([
+        ["54.510000", "2030-01-10", order.id, customer],
+        ["54.510000", "2030-02-10", order.id, customer],
+        ["54.523082", "2030-03-10", order.id, customer]
+      ])
+      const read = await ok("GET", `/sales-orders/${order.id}`)
+      expect(read.has_active_receivables).toBe(true)
+      expect(read.receivables.map((receivable: Record<string, unknown>) => receivable.installment_number)).toEqual([1, 2, 3])
+      expect(Object.keys(read.receivables[0]).sort()).toEqual([
+        "amount", "description", "due_date", "financial_account_id", "id", "installment_count", "installment_number", "paid_at", "payment_method_id", "reference_code", "status"
+      ])
+      expect((await call("POST", `/sales-orders/${order.id}/receivables`, { installments: { count: 1, first_due_date: "2030-01-10" } })).body.code).toBe("RECEIVABLES_EXIST")
+      for (const receivable of created.body.data) await ok("DELETE", `/receivables/${receivable.id}`)
+      expect((await ok("GET", `/sales-orders/${order.id}`)).has_active_receivables).toBe(false)
+
+      const foreign = await call("POST", "/receivables", { amount: "10", due_date: "2030-01-01", sales_order_id: order.id }, other.token)
+      expect(foreign.status).toBe(422)
+      expect(foreign.body.details.fields).toHaveProperty("sales_order_id")
+    })
+  })
 })

@@ -9,6 +9,7 @@ import { integrationEntityMappings } from "./integration-entity-mappings.js"
 import { payables } from "./payables.js"
 import { products } from "./products.js"
 import { quotes } from "./quotes.js"
+import { salesOrders } from "./sales-orders.js"
 import { purchaseInvoices } from "./purchase-invoices.js"
 import { receivables } from "./receivables.js"
 import { suppliers } from "./suppliers.js"
@@ -25,7 +26,8 @@ export const resources: ReadonlyArray<AnyResource> = [
   receivables,
   purchaseInvoices,
   integrationEntityMappings,
-  quotes
+  quotes,
+  salesOrders
 ] as ReadonlyArray<AnyResource>
 
 /** Everything every transport serves: business resources, the change feed, and the read-only reference catalogs. */
@@ -47,5 +49,6 @@ export {
   purchaseInvoices,
   quotes,
   receivables,
+  salesOrders,
   suppliers
 }

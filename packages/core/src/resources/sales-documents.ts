@@ -35,8 +35,8 @@ export const CustomerSummary = Schema.Struct({
   tax_id: Schema.NullOr(Schema.String)
 }).annotations({ identifier: "DocumentCustomer" })
 
-export const customerFields = () => ({
-  customer_id: reference((): ResourceRef => customers, { nullable: false, required: true }),
+export const customerFields = (required = true) => ({
+  customer_id: reference((): ResourceRef => customers, { nullable: false, required, ...(required ? {} : { description: "Required unless the document is made from another (quote_id, sales_order_id)" }) }),
   customer: embedOne({ key: "customer_id", resource: () => customers, output: CustomerSummary, pick: ["id", "legal_name", "trade_name", "tax_id"] })
 })
 
