@@ -1,3 +1,5 @@
+import { type AnyResource, fiscalRulesBr, operatorPrincipal, ResourceEngine } from "@erp/core"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
@@ -195,6 +197,144 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       const foreign = await call("POST", "/receivables", { amount: "10", due_date: "2030-01-01", sales_order_id: order.id }, other.token)
       expect(foreign.status).toBe(422)
       expect(foreign.body.details.fields).toHaveProperty("sales_order_id")
+    })
+  })
+
+  describe("invoices", () => {
+    const addRule = (tenantId: string, body: Record<string, unknown>) =>
+      host.run(Effect.gen(function* () {
+        const engine = yield* ResourceEngine
+        return yield* engine.create(fiscalRulesBr as AnyResource, yield* operatorPrincipal(tenantId), body)
+      }))
+    const taxes = (invoice: { taxes: Array<Record<string, unknown>> }) =>
+      invoice.taxes.map((tax) => [tax.tax_code, tax.base_amount, tax.rate, tax.amount, tax.is_withheld, tax.is_included])
+
+    it("from a sales order with BR fiscal rules: ICMS, PIS, COFINS and IPI per item, totals, stale snapshots and recalculation", async () => {
+      await addRule(tenant.id, {
+        name: "Café, SP → SP", ncm_prefix: "0901", origin_state_code: "SP", destination_state_code: "sp",
+        taxes: [
+          { tax_code: "ICMS", rate: "18", is_included: true },
+          { tax_code: "pis", rate: "1.65", is_included: true },
+          { tax_code: "COFINS", rate: "7.6", is_included: true },
+          { tax_code: "IPI", rate: "5", base_reduction: "50" }
+        ]
+      })
+      // A rule for another state never applies here.
+      await addRule(tenant.id, { name: "Café, SP → RJ", ncm_prefix: "0901", destination_state_code: "RJ", taxes: [{ tax_code: "ICMS", rate: "12" }] })
+      const coffee = (await ok("POST", "/products", { name: "Café torrado", type: "goods", br_data: { ncm_code: "09012100", cest_code: "1709600" } })).id
+      const order = await ok("POST", "/sales-orders", {
+        customer_id: customer,
+        operation_type: "sale",
+        product_type: "goods",
+        items: [{ product_id: coffee, item_description: "Café torrado", quantity: "10", unit_price: "20" }, { product_id: grinder, item_description: "Moedor", quantity: "1", unit_price: "150", discount_amount: "10" }]
+      })
+      expect((await ok("GET", `/sales-orders?has_active_invoice=true&id=${order.id}`)).data).toEqual([])
+      const invoice = await ok("POST", "/invoices", {
+        sales_order_id: order.id, reference_code: "NF-1", invoice_date: "2024-07-01", origin_state_code: "São Paulo", destination_state_code: "SP", origin_country_code: "Brasil"
+      })
+      expect(invoice).toMatchObject({
+        status: "draft", customer_id: customer, sales_order_id: order.id, operation_type: "sale", origin_state_code: "SP", origin_country_code: "BR",
+        tax_engine_provider: "erp-built-in", subtotal: "350.000000", items_discount: "10.000000", total_discount: "10.000000",
+        total_tax: "59.500000", withheld_total: "0.000000", total: "345.000000", net_receivable_total: "345.000000", warnings: []
+      })
+      expect(Object.keys(invoice.customer).sort()).toEqual(["id", "legal_name", "tax_id", "trade_name"])
+      expect(invoice.items.map((item: Record<string, unknown>) => item.sales_order_item_id)).toEqual(order.items.map((item: Record<string, unknown>) => item.id))
+      expect(invoice.items[0].br_data).toMatchObject({ id: invoice.items[0].id, invoice_item_id: invoice.items[0].id, ncm_code: "09012100", cest_code: "1709600", cfop: null })
+      expect(invoice.items[0].tax_resolution_id).toEqual(expect.any(String))
+      expect(taxes(invoice)).toEqual([
+        ["ICMS", "200.000000", "18.000000", "36.000000", false, true],
+        ["PIS", "200.000000", "1.650000", "3.300000", false, true],
+        ["COFINS", "200.000000", "7.600000", "15.200000", false, true],
+        ["IPI", "100.000000", "5.000000", "5.000000", false, false]
+      ])
+      expect(invoice.taxes.map((tax: Record<string, unknown>) => [tax.invoice_id, tax.invoice_item_id, tax.position, tax.source])).toEqual(
+        [0, 1, 2, 3].map((position) => [invoice.id, invoice.items[0].id, position, "fiscal_rule"])
+      )
+      // The receiver comes from the customer (São Paulo's IBGE code is its city id).
+      expect(invoice.br_data).toMatchObject({ invoice_id: invoice.id, receiver_name: "Padaria Pão Quente Ltda", receiver_federal_tax_number: "11222333000181", receiver_city_ibge_code: "3550308", receiver_state_code: "SP" })
+      expect(invoice.br_data.transmission_readiness).toEqual({ ready: false, blockers: ["missing_item_cfop"] })
+      expect((await ok("GET", `/sales-orders?has_active_invoice=true&id=${order.id}`)).data).toHaveLength(1)
+
+      await ok("PATCH", `/products/${coffee}`, { br_data: { ncm_code: "2101.11.10" } })
+      const stale = await ok("GET", `/invoices/${invoice.id}`)
+      expect(stale.warnings).toEqual([{
+        item_id: invoice.items[0].id, item_index: 0, code: "stale_tax_resolution", message: expect.any(String), tax_resolution_id: invoice.items[0].tax_resolution_id,
+        changed_fields: [{ entity: "product", field: "br_data.ncm_code", snapshot_value: "09012100", current_value: "21011110" }]
+      }])
+      const fresh = await ok("POST", `/invoices/${invoice.id}/recalculate-taxes`)
+      expect(fresh.warnings).toEqual([])
+      expect(fresh.items[0].tax_resolution_id).not.toBe(invoice.items[0].tax_resolution_id)
+      expect(fresh.items[0].br_data.ncm_code).toBe("21011110")
+      expect(fresh).toMatchObject({ total_tax: "0.000000", total: "340.000000", taxes: [] })
+      expect(await feed(invoice.id)).toEqual(["invoices.create", "invoices.update"])
+
+      await ok("PATCH", `/invoices/${invoice.id}`, { status: "issued" })
+      const frozen = await call("PATCH", `/invoices/${invoice.id}`, { items: [{ id: invoice.items[0].id, quantity: "1" }], discount_amount: "1" })
+      expect(frozen.status).toBe(422)
+      expect(Object.keys(frozen.body.details.fields).sort()).toEqual(["discount_amount", "items"])
+      expect((await call("POST", `/invoices/${invoice.id}/recalculate-taxes`)).status).toBe(422)
+      expect((await ok("PATCH", `/invoices/${invoice.id}`, { br_data: { nfse_number: "123", transmission_status: "queued" } })).br_data).toMatchObject({ nfse_number: "123", transmission_status: "queued" })
+      const removal = await call("DELETE", `/invoices/${invoice.id}`)
+      expect(removal.status).toBe(422)
+      expect(removal.body.code).toBe("INVOICE_NOT_DRAFT")
+
+      // has_active_invoice: a cancelled or deleted invoice no longer counts.
+      const active = async () => (await ok("GET", `/sales-orders?has_active_invoice=true&id=${order.id}`)).data.length
+      await ok("PATCH", `/invoices/${invoice.id}`, { status: "cancelled" })
+      expect(await active()).toBe(0)
+      const draft = await ok("POST", "/invoices", { sales_order_id: order.id, invoice_date: "2024-07-05" })
+      expect(await active()).toBe(1)
+      await ok("DELETE", `/invoices/${draft.id}`)
+      expect(await active()).toBe(0)
+    })
+
+    it("a service invoice: withheld ISS, net receivable, NFS-e readiness with wrong_item_count", async () => {
+      await addRule(tenant.id, {
+        name: "Consultoria", operation_type: "service_sale", priority: 10,
+        taxes: [{ tax_code: "ISS", rate: "5", is_withheld: true, is_included: true, jurisdiction: "3550308" }, { tax_code: "PIS", rate: "0.65", is_included: true }, { tax_code: "COFINS", rate: "3", is_included: true }]
+      })
+      const service = (await ok("POST", "/products", { name: "Consultoria", type: "service" })).id
+      const item = { product_id: service, item_description: "Consultoria em torra", quantity: "10", unit_price: "100" }
+      const invoice = await ok("POST", "/invoices", { customer_id: customer, product_type: "service", operation_type: "service_sale", invoice_date: "2024-07-02", items: [item, item] })
+      expect(invoice).toMatchObject({ total_tax: "173.000000", withheld_total: "100.000000", total: "2000.000000", net_receivable_total: "1900.000000" })
+      expect(invoice.taxes.filter((tax: Record<string, unknown>) => tax.tax_code === "ISS").map((tax: Record<string, unknown>) => [tax.amount, tax.is_withheld, tax.jurisdiction])).toEqual([
+        ["50.000000", true, "3550308"], ["50.000000", true, "3550308"]
+      ])
+      expect(invoice.br_data.transmission_readiness).toEqual({
+        ready: false, blockers: ["wrong_item_count", "missing_item_city_service_code", "missing_item_federal_service_code", "missing_item_nbs_code"]
+      })
+      const one = await ok("PATCH", `/invoices/${invoice.id}`, {
+        items: [{ id: invoice.items[0].id, br_data: { city_service_code: "01.07", federal_service_code: "1.07", nbs_code: "115022000" } }]
+      })
+      expect(one.br_data.transmission_readiness).toEqual({ ready: true, blockers: [] })
+      expect(one).toMatchObject({ withheld_total: "50.000000", net_receivable_total: "950.000000" })
+    })
+
+    it("refuses geography it cannot match (spec 422 case 1), naming the fields", async () => {
+      const refused = await call("POST", "/invoices", {
+        customer_id: customer, invoice_date: "2024-07-03", destination_state_code: "Atlantis", origin_country_code: "Narnia",
+        br_data: { receiver_city_ibge_code: "9999999" }, items: threeItems().slice(2)
+      })
+      expect(refused.status).toBe(422)
+      expect(refused.body.code).toBe("GEOGRAPHY_UNRESOLVED")
+      expect(Object.keys(refused.body.details.fields).sort()).toEqual(["br_data.receiver_city_ibge_code", "destination_state_code", "origin_country_code"])
+      const wrongState = await call("POST", "/invoices", {
+        customer_id: customer, invoice_date: "2024-07-03", br_data: { receiver_city_ibge_code: "3550308", receiver_state_code: "RJ" }, items: threeItems().slice(2)
+      })
+      expect(Object.keys(wrongState.body.details.fields)).toEqual(["br_data.receiver_city_ibge_code"])
+    })
+
+    it("a US tenant: the destination state's sales tax from the data package, overridden by the tenant's rule", async () => {
+      const us = await host.createTenant("US")
+      const buyer = (await ok("POST", "/customers", { legal_name: "Blue Bottle Inc" }, us.token)).id
+      const body = { customer_id: buyer, invoice_date: "2024-07-04", destination_state_code: "California", items: [{ item_description: "Beans", quantity: "4", unit_price: "25" }] }
+      const packaged = await ok("POST", "/invoices", body, us.token)
+      expect(packaged.destination_state_code).toBe("CA")
+      expect(packaged.taxes.map((tax: Record<string, unknown>) => [tax.tax_code, tax.rate, tax.amount, tax.jurisdiction, tax.source])).toEqual([["SALES_TAX", "8.250000", "8.250000", "US-CA", "us_state_rate"]])
+      expect(packaged).toMatchObject({ total_tax: "8.250000", total: "108.250000" })
+      await addRule(us.id, { name: "California with district tax", destination_state_code: "CA", taxes: [{ tax_code: "SALES_TAX", rate: "9.5", jurisdiction: "US-CA" }] })
+      const overridden = await ok("POST", "/invoices", body, us.token)
+      expect(overridden).toMatchObject({ total_tax: "9.500000", total: "109.500000" })
     })
   })
 })

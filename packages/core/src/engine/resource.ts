@@ -299,6 +299,8 @@ export interface ChildCollection {
   readonly required: boolean
   readonly softDelete: boolean
   readonly writable: boolean
+  /** Stored fields of a child that are not answered (an invoice item's computed taxes). */
+  readonly hidden: ReadonlyArray<string>
 }
 
 /**
@@ -386,7 +388,8 @@ const compileChildren = (fields: Fields): ReadonlyArray<ChildCollection> =>
       maxItems: spec.maxItems,
       required: spec.required,
       softDelete: spec.softDelete,
-      writable: spec.writable
+      writable: spec.writable,
+      hidden: hiddenNames(childFields)
     }]
   })
 
@@ -462,10 +465,20 @@ export const operationsOf = (resource: AnyResource): ReadonlyArray<Operation> =>
   resource.write ? ["list", "get", "create", "update", "delete"] : ["list", "get"]
 
 /** The record as answered: stored keys whose records are embedded stay inside. */
-export const present = (resource: Pick<AnyResource, "hidden">, record: Row): Row => {
-  if (resource.hidden.length === 0) return record
+export const present = (resource: Pick<AnyResource, "hidden"> & { readonly children?: ReadonlyArray<ChildCollection> }, record: Row): Row => {
+  const collections = (resource.children ?? []).filter((collection) => collection.hidden.length > 0)
+  if (resource.hidden.length === 0 && collections.length === 0) return record
   const copy: Record<string, unknown> = { ...record }
   for (const name of resource.hidden) delete copy[name]
+  for (const collection of collections) {
+    const items = copy[collection.name]
+    if (!Array.isArray(items)) continue
+    copy[collection.name] = items.map((item: Row) => {
+      const child: Record<string, unknown> = { ...item }
+      for (const name of collection.hidden) delete child[name]
+      return child
+    })
+  }
   return copy
 }
 

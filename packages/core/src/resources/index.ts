@@ -10,6 +10,8 @@ import { payables } from "./payables.js"
 import { products } from "./products.js"
 import { quotes } from "./quotes.js"
 import { salesOrders } from "./sales-orders.js"
+import { invoices } from "./invoices.js"
+import { fiscalRulesBr } from "./fiscal-rules-br.js"
 import { purchaseInvoices } from "./purchase-invoices.js"
 import { receivables } from "./receivables.js"
 import { suppliers } from "./suppliers.js"
@@ -27,7 +29,9 @@ export const resources: ReadonlyArray<AnyResource> = [
   purchaseInvoices,
   integrationEntityMappings,
   quotes,
-  salesOrders
+  salesOrders,
+  invoices,
+  fiscalRulesBr
 ] as ReadonlyArray<AnyResource>
 
 /** Everything every transport serves: business resources, the change feed, and the read-only reference catalogs. */
@@ -43,7 +47,9 @@ export {
   financialAccounts,
   financialCategories,
   financialTransactions,
+  fiscalRulesBr,
   integrationEntityMappings,
+  invoices,
   payables,
   products,
   purchaseInvoices,

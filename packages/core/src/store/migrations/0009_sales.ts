@@ -158,8 +158,6 @@ CREATE TABLE invoices (
   total numeric(20, 6) NOT NULL DEFAULT 0 CHECK (total >= 0),
   br_data jsonb NOT NULL DEFAULT '{}',
   us_data jsonb NOT NULL DEFAULT '{}',
-  created_by_user_id uuid,
-  updated_by_user_id uuid,
   deleted_by_user_id uuid,
   created_at timestamptz(3) NOT NULL DEFAULT now(),
   updated_at timestamptz(3) NOT NULL DEFAULT now(),
