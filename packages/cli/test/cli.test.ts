@@ -52,6 +52,26 @@ describe("erp CLI on the embedded store", () => {
     expect(exported.stdout.trim().split("\n")).toHaveLength(6)
   }, 120_000)
 
+  it("imports fiscal rules from a JSON file (a second import updates by name) and lists them", async () => {
+    const file = path.join(dir, "rules.json")
+    const rules = [
+      { name: "Café SP", ncm_prefix: "0901", origin_state_code: "SP", taxes: [{ tax_code: "ICMS", rate: "18", is_included: true }] },
+      { name: "Serviços", operation_type: "service_sale", taxes: [{ tax_code: "ISS", rate: "5", is_withheld: true }] }
+    ]
+    fs.writeFileSync(file, JSON.stringify(rules))
+    const first = json(await erp([...flags, "fiscal-rules", "import", file, "--tenant", tenantId]))
+    expect(first).toMatchObject({ created: 2, updated: 0 })
+    fs.writeFileSync(file, JSON.stringify({ data: [{ ...rules[0], taxes: [{ tax_code: "ICMS", rate: "12" }] }] }))
+    expect(json(await erp([...flags, "fiscal-rules", "import", file, "--tenant", tenantId]))).toEqual({ created: 0, updated: 1, ids: [first.ids[0]] })
+    const listed = (await erp([...flags, "fiscal-rules", "list", "--tenant", tenantId])).stdout.trim().split("\n").map((line) => JSON.parse(line))
+    expect(listed.map((rule: { name: string; taxes: Array<{ rate: string }> }) => [rule.name, rule.taxes.map((tax) => tax.rate)])).toEqual([["Café SP", ["12.000000"]], ["Serviços", ["5.000000"]]])
+    fs.writeFileSync(file, JSON.stringify([{ name: "Errado", taxes: [{ tax_code: "ICMS", rate: "dezoito" }] }]))
+    const refused = await erp([...flags, "fiscal-rules", "import", file, "--tenant", tenantId])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("Record 0")
+    expect(refused.stderr).toContain("taxes")
+  }, 120_000)
+
   it("refuses an unknown country with a clear message and exit code 1", async () => {
     const result = await erp([...flags, "tenants", "create", "--name", "X", "--country", "XX"])
     expect(result.code).toBe(1)

@@ -1,5 +1,5 @@
-import { type AnyResource, fiscalRulesBr, operatorPrincipal, ResourceEngine } from "@erp/core"
-import { Effect } from "effect"
+import { type AnyResource, decimal, fiscalRulesBr, formatDecimal, operatorPrincipal, ResourceEngine, TaxEngine } from "@erp/core"
+import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
@@ -310,6 +310,19 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       expect(one).toMatchObject({ withheld_total: "50.000000", net_receivable_total: "950.000000" })
     })
 
+    it("fiscal rules: core only (no route), one fiscal-rules-br.update when one of its taxes changes", async () => {
+      expect((await call("GET", "/fiscal-rules-br")).status).toBe(404)
+      const rule = await addRule(tenant.id, { name: "Evento", ncm_prefix: "99", taxes: [{ tax_code: "ICMS", rate: "7" }, { tax_code: "IPI", rate: "1" }] })
+      const taxes = rule.taxes as ReadonlyArray<{ id: string }>
+      await host.run(Effect.gen(function* () {
+        const engine = yield* ResourceEngine
+        const operator = yield* operatorPrincipal(tenant.id)
+        yield* engine.update(fiscalRulesBr as AnyResource, operator, String(rule.id), { taxes: [{ id: taxes[0].id, rate: "12" }, { id: taxes[1].id }] })
+        yield* engine.update(fiscalRulesBr as AnyResource, operator, String(rule.id), { taxes: [{ id: taxes[0].id }] })
+      }))
+      expect(await feed(String(rule.id))).toEqual(["fiscal-rules-br.create", "fiscal-rules-br.update", "fiscal-rules-br.update"])
+    })
+
     it("refuses geography it cannot match (spec 422 case 1), naming the fields", async () => {
       const refused = await call("POST", "/invoices", {
         customer_id: customer, invoice_date: "2024-07-03", destination_state_code: "Atlantis", origin_country_code: "Narnia",
@@ -336,5 +349,31 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       const overridden = await ok("POST", "/invoices", body, us.token)
       expect(overridden).toMatchObject({ total_tax: "9.500000", total: "109.500000" })
     })
+  })
+})
+
+describe("an embedding app's tax engine", () => {
+  let host: TestHost
+  const acme = Layer.succeed(TaxEngine, TaxEngine.of({
+    name: "acme-tax",
+    resolve: (request) => Effect.succeed({
+      items: request.items.map((item) => ({
+        taxes: [{ tax_code: "VAT", tax_name: "VAT", base_amount: item.amount, rate: "10.000000", amount: formatDecimal(decimal(item.amount).times("0.1")), jurisdiction: "ACME", is_withheld: false, is_included: false, source: "acme" }],
+        used: { quote: "acme-123" }
+      }))
+    })
+  }))
+  beforeAll(async () => {
+    host = await startTestHost(testStore("pglite"), { taxEngine: acme })
+  })
+  afterAll(() => host?.close())
+
+  it("computes the taxes and is recorded as tax_engine_provider", async () => {
+    const tenant = await host.createTenant("BR")
+    const customer = (await host.request("POST", "/customers", { token: tenant.token, body: { legal_name: "Cliente" } })).body.id
+    const invoice = await host.request("POST", "/invoices", { token: tenant.token, body: { customer_id: customer, invoice_date: "2024-09-01", items: [{ item_description: "x", quantity: "3", unit_price: "10" }] } })
+    expect(invoice.status).toBe(201)
+    expect(invoice.body).toMatchObject({ tax_engine_provider: "acme-tax", total_tax: "3.000000", total: "33.000000" })
+    expect(invoice.body.taxes.map((tax: Record<string, unknown>) => [tax.tax_code, tax.amount, tax.source])).toEqual([["VAT", "3.000000", "acme"]])
   })
 })

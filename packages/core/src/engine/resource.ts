@@ -224,6 +224,11 @@ export interface ResourceDeclaration<F extends Fields> {
    * still record events and go through every rule.
    */
   readonly panelOnly?: boolean
+  /**
+   * Operators manage it from the CLI: `erp <command> import FILE.json --tenant T` (records
+   * whose `key` matches a live one update it, others are created) and `erp <command> list`.
+   */
+  readonly operatorCommand?: { readonly name: string; readonly key: string }
   /** Subscribable: every write records one `<name>.<action>` event (spec "Events"). */
   readonly events?: boolean
 

@@ -62,6 +62,7 @@ export const fiscalRulesBr = defineResource({
   description: "Brazilian fiscal rules: the taxes (ICMS, IPI, PIS, COFINS, ISS, IBS, CBS…) an invoice item takes, matched by NCM prefix, CFOP, operation type and states.",
   notFoundCode: "FISCAL_RULE_NOT_FOUND",
   panelOnly: true,
+  operatorCommand: { name: "fiscal-rules", key: "name" },
   events: true,
   table: "fiscal_rules_br",
   fields: {

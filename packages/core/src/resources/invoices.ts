@@ -368,7 +368,7 @@ const compute = (draft: Draft): Computed => {
 }
 
 const recalculateTaxes: ResourceAction = {
-  name: "recalculate-taxes",
+  name: "recalculate_taxes",
   method: "POST",
   path: "recalculate-taxes",
   permission: "update",
