@@ -89,6 +89,8 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       const past = await ok("POST", "/quotes", { customer_id: customer, quote_date: "2024-01-01", valid_until: "2024-01-31", items: threeItems().slice(2) })
       expect(past.status).toBe("expired")
       expect((await ok("GET", `/quotes?status=expired&id=${past.id}`)).data).toHaveLength(1)
+      const late = await call("POST", "/sales-orders", { quote_id: past.id })
+      expect([late.status, late.body.code, Object.keys(late.body.details.fields)]).toEqual([422, "QUOTE_NOT_CONVERTIBLE", ["quote_id"]])
       const renewed = await ok("PATCH", `/quotes/${past.id}`, { valid_until: "2099-01-31" })
       expect(renewed.status).toBe("pending")
     })
@@ -191,6 +193,7 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
         "amount", "description", "due_date", "financial_account_id", "id", "installment_count", "installment_number", "paid_at", "payment_method_id", "reference_code", "status"
       ])
       expect((await call("POST", `/sales-orders/${order.id}/receivables`, { installments: { count: 1, first_due_date: "2030-01-10" } })).body.code).toBe("RECEIVABLES_EXIST")
+      expect((await call("DELETE", `/sales-orders/${order.id}`)).body.code).toBe("SALES_ORDER_IN_USE")
       for (const receivable of created.body.data) await ok("DELETE", `/receivables/${receivable.id}`)
       expect((await ok("GET", `/sales-orders/${order.id}`)).has_active_receivables).toBe(false)
 
@@ -233,7 +236,7 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
         sales_order_id: order.id, reference_code: "NF-1", invoice_date: "2024-07-01", origin_state_code: "São Paulo", destination_state_code: "SP", origin_country_code: "Brasil"
       })
       expect(invoice).toMatchObject({
-        status: "draft", customer_id: customer, sales_order_id: order.id, operation_type: "sale", origin_state_code: "SP", origin_country_code: "BR",
+        status: "draft", customer_id: customer, sales_order_id: order.id, operation_type: "sale", origin_state_code: "SP", origin_country_code: "BR", customer_tax_type: "company",
         tax_engine_provider: "erp-built-in", subtotal: "350.000000", items_discount: "10.000000", total_discount: "10.000000",
         total_tax: "59.500000", withheld_total: "0.000000", total: "345.000000", net_receivable_total: "345.000000", warnings: []
       })
@@ -286,6 +289,7 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       expect(await active()).toBe(1)
       await ok("DELETE", `/invoices/${draft.id}`)
       expect(await active()).toBe(0)
+      expect((await ok("GET", `/invoices/${invoice.id}`)).br_data.transmission_readiness.blockers).toContain("invoice_cancelled")
     })
 
     it("a service invoice: withheld ISS, net receivable, NFS-e readiness with wrong_item_count", async () => {

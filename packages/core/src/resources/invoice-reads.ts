@@ -36,7 +36,7 @@ export const WARNINGS_SQL = `(CASE WHEN r.status <> 'draft' THEN '[]'::jsonb ELS
 
 /** Stable blocker codes, in the order they are answered. */
 export const READINESS_BLOCKERS = [
-  "status_not_draft",
+  "invoice_cancelled",
   "no_items",
   "wrong_item_count",
   "missing_receiver_name",
@@ -58,7 +58,7 @@ const anyItem = (key: string) => `EXISTS (SELECT 1 ${items} AND ${blank(`i.br_da
 const service = "r.product_type = 'service'"
 
 const conditions: Record<(typeof READINESS_BLOCKERS)[number], string> = {
-  status_not_draft: "r.status <> 'draft'",
+  invoice_cancelled: "r.status = 'cancelled'",
   no_items: `NOT EXISTS (SELECT 1 ${items})`,
   // An NFS-e carries exactly one service item.
   wrong_item_count: `${service} AND (SELECT count(*) ${items}) <> 1`,

@@ -30,7 +30,6 @@ import {
   itemFields,
   lockedReference,
   newChildren,
-  productSummary,
   round,
   storeOf
 } from "./sales-documents.js"
@@ -148,7 +147,7 @@ const Warning = Schema.Struct({
 const items = children({
   table: "invoice_items",
   parentKey: "invoice_id",
-  fields: itemFields("invoice_id", productSummary(), {
+  fields: itemFields("invoice_id", undefined, {
     sales_order_item_id: column({ type: "uuid", output: Schema.String, nullable: true, input: false, description: "The sales order item it was copied from" }),
     po_number: text(60, { nullable: true, filter: false, description: "The customer's purchase order number" }),
     tax_resolution_id: column({ type: "uuid", output: Schema.String, nullable: true, input: false, description: "The snapshot of the inputs its taxes were computed from" }),
@@ -268,13 +267,21 @@ const resolveGeography = (draft: Draft, context: WriteContext) =>
     return { ...draft, values: { ...values, br_data: br } }
   })
 
-/** On create, the receiver defaults to the customer (BR tenants): name, tax id, address, city and state, registrations. */
-const receiverFromCustomer = (draft: Draft, context: WriteContext) =>
+/**
+ * On create, what the customer implies: `customer_tax_type` (exempt for a US customer with
+ * `sales_tax_exempt`, else its type) and, for BR tenants, the receiver (name, tax id,
+ * address, city and state, registrations). Fields sent win.
+ */
+const fromCustomer = (draft: Draft, context: WriteContext) =>
   Effect.gen(function* () {
-    if (draft.operation !== "create" || context.tenantCountry !== "BR" || typeof draft.values.customer_id !== "string") return draft
+    if (draft.operation !== "create" || typeof draft.values.customer_id !== "string") return draft
     const found = yield* storeOf(context).findById(customers as AnyResource, draft.values.customer_id)
     if (Option.isNone(found)) return draft
     const customer = found.value
+    const exempt = isObject(customer.us_data) && customer.us_data.sales_tax_exempt === true
+    const taxType = draft.values.customer_tax_type ?? (exempt ? "exempt" : customer.type ?? null)
+    const typed = { ...draft, values: { ...draft.values, customer_tax_type: taxType } }
+    if (context.tenantCountry !== "BR") return typed
     const br = isObject(customer.br_data) ? customer.br_data : {}
     const first = (list: unknown) => (Array.isArray(list) && typeof list[0] === "string" ? list[0] : null)
     const city = isObject(customer.city) ? customer.city : undefined
@@ -296,7 +303,7 @@ const receiverFromCustomer = (draft: Draft, context: WriteContext) =>
       receiver_state_registration_exempt: br.ie_exempt
     })
     const current = isObject(draft.values.br_data) ? draft.values.br_data : {}
-    return { ...draft, values: { ...draft.values, br_data: { ...defaults, ...current } } }
+    return { ...typed, values: { ...typed.values, br_data: { ...defaults, ...current } } }
   })
 
 /** From a sales order (`sales_order_id` on create): its customer, operation, items and discount, unless the request sends its own. */
@@ -332,7 +339,7 @@ const rules = (draft: Draft, context: WriteContext) =>
     const problems = new Problems()
     const discounted = discountRules(copied, problems)
     if (problems.any) return yield* problems.fail("The invoice cannot be saved")
-    const placed = yield* resolveGeography(yield* receiverFromCustomer(discounted, context), context)
+    const placed = yield* resolveGeography(yield* fromCustomer(discounted, context), context)
     return needsTaxes(placed) ? yield* resolveInvoiceTaxes(placed, context) : placed
   })
 

@@ -57,7 +57,7 @@ export const fullProduct = () =>
   embedOne({ key: "product_id", resource: () => products, output: Schema.suspend((): Schema.Schema<any, any> => products.record) })
 
 /** An item's fields, in answer order: its own key, the product, quantities, prices and the computed amounts. */
-export const itemFields = <Extra extends Fields>(parentKey: string, product: Field<any, never>, extra: Extra) => ({
+export const itemFields = <Extra extends Fields>(parentKey: string, product: Field<any, never> | undefined, extra: Extra) => ({
   id: id(),
   [parentKey]: stored("uuid", Schema.String),
   product_id: reference((): ResourceRef => products),
@@ -69,7 +69,7 @@ export const itemFields = <Extra extends Fields>(parentKey: string, product: Fie
   total: money({ input: false, filter: false, description: "subtotal − discount_amount" }),
   position: stored("integer", Schema.Int),
   ...extra,
-  product,
+  ...(product ? { product } : {}),
   created_at: timestamp(),
   updated_at: timestamp()
 }) as Fields

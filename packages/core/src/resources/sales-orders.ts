@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { children } from "../engine/children.js"
 import { column, embedMany, expression, id, type ResourceRef, timestamps } from "../engine/field.js"
 import {
@@ -8,9 +8,11 @@ import {
   type Draft,
   defineResource,
   type RecordType,
+  type RemoveHookContext,
   type ResourceAction,
   type Row,
   type WriteContext,
+  type WriteError,
   type WriteHookContext
 } from "../engine/resource.js"
 import { invalid, unprocessable } from "../errors.js"
@@ -18,6 +20,7 @@ import { formatDecimal } from "../money/decimal.js"
 import { block, date, freeText, metadata, money, Problems, reference, text, Text, Uuid } from "./common.js"
 import { customers } from "./customers.js"
 import { InstallmentPlan, planProblem } from "./installments.js"
+import { invoices } from "./invoices.js"
 import { quotes } from "./quotes.js"
 import { receivables } from "./receivables.js"
 import {
@@ -264,7 +267,23 @@ export const salesOrders = defineResource({
   rules,
   compute,
   afterWrite: convertQuote,
-  actions: [generateReceivables]
+  actions: [generateReceivables],
+  // An order that invoices or receivables still point at stays: cancel or delete those first.
+  beforeRemove: ({ current, store }: RemoveHookContext): Effect.Effect<void, WriteError> =>
+    Effect.gen(function* () {
+      const invoice = yield* store.findOne(invoices as AnyResource, {
+        kind: "group",
+        logic: "and",
+        conditions: [
+          { kind: "condition", field: "sales_order_id", op: "eq", value: String(current.id) },
+          { kind: "condition", field: "status", op: "neq", value: "cancelled" }
+        ]
+      })
+      const problems = new Problems()
+      if (Option.isSome(invoice)) problems.add("id", "has an invoice that is not cancelled")
+      if (current.has_active_receivables === true) problems.add("id", "has receivables that are not cancelled")
+      if (problems.any) return yield* problems.fail("This sales order is still invoiced or receivable", "SALES_ORDER_IN_USE")
+    })
 })
 
 export type SalesOrder = RecordType<typeof salesOrders>
