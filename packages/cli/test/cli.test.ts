@@ -24,7 +24,7 @@ describe("erp CLI on the embedded store", () => {
     expect(tenant).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: "Beta Inc", country_code: "US", time_zone: "America/New_York" })
     const list = json(await erp([...flags, "tenants", "list", "--json"]))
     expect(list.map((item: { id: string }) => item.id)).toContain(tenant.id)
-  })
+  }, 120_000)
 
   it("gives a tenant its country's time zone unless told one, and changes it", async () => {
     const tenant = json(await erp([...flags, "tenants", "create", "--name", "Manaus", "--country", "BR", "--time-zone", "america/manaus", "--json"]))
@@ -33,7 +33,7 @@ describe("erp CLI on the embedded store", () => {
     const refused = await erp([...flags, "tenants", "create", "--name", "X", "--country", "BR", "--time-zone", "Mars/Olympus"])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain("Unknown time zone")
-  })
+  }, 120_000)
 
   it("imports an OFX statement into a financial account; a second import adds nothing", async () => {
     const key = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "ofx", "--all", "--json"]))
@@ -88,7 +88,7 @@ describe("erp CLI on the embedded store", () => {
     expect(again.stderr).toContain("already a member")
     const badRole = await erp([...flags, "members", "add", "--tenant", tenantId, "--user", user.id, "--role", "owner"])
     expect(badRole.code).not.toBe(0)
-  })
+  }, 120_000)
 
   it("creates keys with permissions, shows the token once, lists without secrets, revokes", async () => {
     const created = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "sync", "--permission", "products:read", "--permission", "customers:*", "--json"]))
@@ -102,7 +102,7 @@ describe("erp CLI on the embedded store", () => {
     expect(JSON.parse(listed.stdout).find((key: { id: string }) => key.id === created.id)).toMatchObject({ name: "sync", revoked_at: null })
     const revoked = json(await erp([...flags, "keys", "revoke", created.id, "--json"]))
     expect(revoked.revoked_at).toEqual(expect.any(String))
-  })
+  }, 120_000)
 
   it("refuses a key without permissions or with an unknown one", async () => {
     const none = await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "none"])

@@ -1,13 +1,12 @@
 import BigNumber from "bignumber.js"
 import { Effect, Option, Schema } from "effect"
-import { type Field, type Fields, id, type ResourceRef, stored, timestamp } from "../engine/field.js"
+import { embedOne, type Field, type Fields, id, type ResourceRef, stored, timestamp } from "../engine/field.js"
 import type { AnyResource, ChildDraft, Draft, Row, WriteContext } from "../engine/resource.js"
 import { Conflict } from "../errors.js"
 import { decimal, formatDecimal } from "../money/decimal.js"
 import { money, Problems, reference, text } from "./common.js"
 import { customers } from "./customers.js"
 import { products } from "./products.js"
-import { embedOne } from "../engine/field.js"
 
 /**
  * What quotes, sales orders and invoices share: items with quantities, prices and
