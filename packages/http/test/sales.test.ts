@@ -312,6 +312,10 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       })
       expect(one.br_data.transmission_readiness).toEqual({ ready: true, blockers: [] })
       expect(one).toMatchObject({ withheld_total: "50.000000", net_receivable_total: "950.000000" })
+      // A change that is not a tax input keeps the taxes and their snapshots as they were.
+      const noted = await ok("PATCH", `/invoices/${invoice.id}`, { internal_notes: "Cliente pediu NFS-e" })
+      expect(noted).toMatchObject({ total_tax: "86.500000", withheld_total: "50.000000", net_receivable_total: "950.000000", taxes: one.taxes })
+      expect(noted.items[0].tax_resolution_id).toBe(one.items[0].tax_resolution_id)
     })
 
     it("fiscal rules: core only (no route), one fiscal-rules-br.update when one of its taxes changes", async () => {
