@@ -244,6 +244,9 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       expect(invoice.items.map((item: Record<string, unknown>) => item.sales_order_item_id)).toEqual(order.items.map((item: Record<string, unknown>) => item.id))
       expect(invoice.items[0].br_data).toMatchObject({ id: invoice.items[0].id, invoice_item_id: invoice.items[0].id, ncm_code: "09012100", cest_code: "1709600", cfop: null })
       expect(invoice.items[0].tax_resolution_id).toEqual(expect.any(String))
+      // An item's taxes are answered in the invoice's taxes[], not on the item.
+      expect(invoice.items[0]).not.toHaveProperty("taxes")
+      expect(invoice.items[0]).not.toHaveProperty("product")
       expect(taxes(invoice)).toEqual([
         ["ICMS", "200.000000", "18.000000", "36.000000", false, true],
         ["PIS", "200.000000", "1.650000", "3.300000", false, true],
