@@ -139,6 +139,14 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       expect((await call("PATCH", `/sales-orders/${order.id}`, { status: "draft" })).body.code).toBe("INVALID_TRANSITION")
     })
 
+    it.runIf(kind === "postgres")("converts a quote once when several orders race for it", async () => {
+      const quote = await ok("POST", "/quotes", { customer_id: customer, items: threeItems().slice(2) })
+      const answers = await Promise.all(Array.from({ length: 6 }, () => call("POST", "/sales-orders", { quote_id: quote.id })))
+      expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409, 409, 409, 409, 409])
+      expect((await ok("GET", `/sales-orders?quote_id=${quote.id}`)).data).toHaveLength(1)
+      expect(await feed(quote.id)).toEqual(["quotes.create", "quotes.update"])
+    })
+
     it("filters by each field of the contract's table and refuses others", async () => {
       const buyer = (await ok("POST", "/customers", { legal_name: "Empório Serra" })).id
       const quote = await ok("POST", "/quotes", { customer_id: buyer, items: threeItems().slice(2) })
