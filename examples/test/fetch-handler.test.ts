@@ -92,6 +92,13 @@ describe.each(storeKinds)("embedding the fetch handler under /erp in node:http o
     })
   })
 
+  it("manages fiscal rules through the admin facade only: no route serves them", async () => {
+    const { tenant, token: key } = await tenantWithKey(host)
+    const rule = (await host.erp.resources.create("fiscal-rules-br", { name: "ISS", operation_type: "service_sale", taxes: [{ tax_code: "ISS", rate: "5", is_withheld: true }] }, { tenantId: tenant.id })) as { id: string }
+    expect((await host.erp.resources.list("fiscal-rules-br", { tenantId: tenant.id })).data).toEqual([expect.objectContaining({ id: rule.id, taxes: [expect.objectContaining({ tax_code: "ISS", rate: "5.000000" })] })])
+    expect((await fetch(`${host.url}${BASE_PATH}/fiscal-rules-br/${rule.id}`, { headers: { authorization: key } })).status).toBe(404)
+  })
+
   it("gives tenants a time zone: the country's by default, or chosen, and changes it", async () => {
     const tenant = await host.erp.tenants.create({ name: `Zoned ${randomUUID().slice(0, 8)}`, countryCode: "US", timeZone: "america/chicago" })
     expect(tenant.time_zone).toBe("America/Chicago")

@@ -1,4 +1,5 @@
 import {
+  builtInTaxEngine,
   type AnyResource,
   CatalogLookup,
   CursorSecret,
@@ -123,7 +124,8 @@ export const makeMemoryStore = () => {
       Layer.succeed(ResourceRepository, repository),
       Layer.succeed(UnitsOfWork, units),
       Layer.succeed(CursorSecret, { key: Buffer.alloc(32) }),
-      Layer.succeed(CatalogLookup, CatalogLookup.of({} as never))
+      Layer.succeed(CatalogLookup, CatalogLookup.of({} as never)),
+      builtInTaxEngine
     ))
   )
   return { layer, events, tables }

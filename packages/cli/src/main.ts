@@ -4,6 +4,7 @@ import { registerImport } from "./commands/import.js"
 import { registerKeys } from "./commands/keys.js"
 import { registerMcp } from "./commands/mcp.js"
 import { registerOAuthClients } from "./commands/oauth-clients.js"
+import { registerPanelRecords } from "./commands/panel-records.js"
 import { registerRestore } from "./commands/restore.js"
 import { registerServe } from "./commands/serve.js"
 import { registerStore } from "./commands/store.js"
@@ -22,6 +23,7 @@ Examples:
   erp keys list --tenant <tenant-id>
   erp export products --tenant <tenant-id> > products.jsonl
   erp import ofx statement.ofx --account <account-id> --tenant <tenant-id>
+  erp fiscal-rules import rules.json --tenant <tenant-id>
   erp mcp --api-key sk_...                           # MCP over stdio for an agent
 
 Run "erp <command> --help" for a command's options and examples.
@@ -46,6 +48,7 @@ export const makeProgram = () => {
   registerExport(program)
   registerRestore(program)
   registerImport(program)
+  registerPanelRecords(program)
   return program
 }
 

@@ -27,7 +27,7 @@ describe("erp CLI on the embedded store", () => {
     expect(tenant).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), name: "Beta Inc", country_code: "US", time_zone: "America/New_York" })
     const list = json(await erp([...flags, "tenants", "list", "--json"]))
     expect(list.map((item: { id: string }) => item.id)).toContain(tenant.id)
-  })
+  }, 120_000)
 
   it("gives a tenant its country's time zone unless told one, and changes it", async () => {
     const tenant = json(await erp([...flags, "tenants", "create", "--name", "Manaus", "--country", "BR", "--time-zone", "america/manaus", "--json"]))
@@ -36,7 +36,7 @@ describe("erp CLI on the embedded store", () => {
     const refused = await erp([...flags, "tenants", "create", "--name", "X", "--country", "BR", "--time-zone", "Mars/Olympus"])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain("Unknown time zone")
-  })
+  }, 120_000)
 
   it("imports an OFX statement into a financial account; a second import adds nothing", async () => {
     const key = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "ofx", "--all", "--json"]))
@@ -55,6 +55,26 @@ describe("erp CLI on the embedded store", () => {
     expect(exported.stdout.trim().split("\n")).toHaveLength(6)
   }, 120_000)
 
+  it("imports fiscal rules from a JSON file (a second import updates by name) and lists them", async () => {
+    const file = path.join(dir, "rules.json")
+    const rules = [
+      { name: "Café SP", ncm_prefix: "0901", origin_state_code: "SP", taxes: [{ tax_code: "ICMS", rate: "18", is_included: true }] },
+      { name: "Serviços", operation_type: "service_sale", taxes: [{ tax_code: "ISS", rate: "5", is_withheld: true }] }
+    ]
+    fs.writeFileSync(file, JSON.stringify(rules))
+    const first = json(await erp([...flags, "fiscal-rules", "import", file, "--tenant", tenantId]))
+    expect(first).toMatchObject({ created: 2, updated: 0 })
+    fs.writeFileSync(file, JSON.stringify({ data: [{ ...rules[0], taxes: [{ tax_code: "ICMS", rate: "12" }] }] }))
+    expect(json(await erp([...flags, "fiscal-rules", "import", file, "--tenant", tenantId]))).toEqual({ created: 0, updated: 1, ids: [first.ids[0]] })
+    const listed = (await erp([...flags, "fiscal-rules", "list", "--tenant", tenantId])).stdout.trim().split("\n").map((line) => JSON.parse(line))
+    expect(listed.map((rule: { name: string; taxes: Array<{ rate: string }> }) => [rule.name, rule.taxes.map((tax) => tax.rate)])).toEqual([["Café SP", ["12.000000"]], ["Serviços", ["5.000000"]]])
+    fs.writeFileSync(file, JSON.stringify([{ name: "Errado", taxes: [{ tax_code: "ICMS", rate: "dezoito" }] }]))
+    const refused = await erp([...flags, "fiscal-rules", "import", file, "--tenant", tenantId])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("Record 0")
+    expect(refused.stderr).toContain("taxes")
+  }, 120_000)
+
   it("refuses an unknown country with a clear message and exit code 1", async () => {
     const result = await erp([...flags, "tenants", "create", "--name", "X", "--country", "XX"])
     expect(result.code).toBe(1)
@@ -71,7 +91,7 @@ describe("erp CLI on the embedded store", () => {
     expect(again.stderr).toContain("already a member")
     const badRole = await erp([...flags, "members", "add", "--tenant", tenantId, "--user", user.id, "--role", "owner"])
     expect(badRole.code).not.toBe(0)
-  })
+  }, 120_000)
 
   it("creates keys with permissions, shows the token once, lists without secrets, revokes", async () => {
     const created = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "sync", "--permission", "products:read", "--permission", "customers:*", "--json"]))
@@ -85,7 +105,7 @@ describe("erp CLI on the embedded store", () => {
     expect(JSON.parse(listed.stdout).find((key: { id: string }) => key.id === created.id)).toMatchObject({ name: "sync", revoked_at: null })
     const revoked = json(await erp([...flags, "keys", "revoke", created.id, "--json"]))
     expect(revoked.revoked_at).toEqual(expect.any(String))
-  })
+  }, 120_000)
 
   it("refuses a key without permissions or with an unknown one", async () => {
     const none = await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "none"])

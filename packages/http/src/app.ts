@@ -10,6 +10,7 @@ import {
   type OAuthSettings,
   resolveStoreLocation,
   type StartupContext,
+  type TaxEngine,
   type StoreLocation
 } from "@erp/core"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
@@ -79,6 +80,8 @@ export interface StoreOptions {
    * answer the user's id or email for the request, or nothing to show the sign-in form.
    */
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
+  /** Your tax engine (a Layer of core's `TaxEngine`) instead of the built-in one; its name is recorded in invoices' tax_engine_provider. */
+  readonly taxEngine?: Layer.Layer<TaxEngine>
 }
 
 export interface FetchHandlerOptions extends StoreOptions {
@@ -99,6 +102,7 @@ const settingsOf = (options: FetchHandlerOptions): Partial<OAuthSettings> => ({
 const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) =>
   layerCore(location, {
     oauth: settingsOf(options),
+    ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}),
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
     ...(options.previousSecretKey !== undefined ? { previousSecretKey: options.previousSecretKey } : {})
   }).pipe(

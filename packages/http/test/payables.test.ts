@@ -319,9 +319,12 @@ describe.each(storeKinds)("payables on %s", (kind) => {
       customer_id: customer.id,
       amount: "300",
       due_date: "2031-05-10",
-      sales_order_id: randomUUID(),
       installments: undefined
     })
+    // Its sales order must exist for the tenant (a real reference since sales orders exist).
+    const dangling = await call("POST", "/receivables", { customer_id: customer.id, amount: "300", due_date: "2031-05-10", sales_order_id: randomUUID() })
+    expect(dangling.status).toBe(422)
+    expect(Object.keys(dangling.body.details.fields)).toEqual(["sales_order_id"])
     expect(receivable).toMatchObject({ customer_id: customer.id, status: "pending", record_number: expect.any(Number), allocations: [] })
     const outgoing = await transaction("-300")
     const wrong = await allocate(receivable.id, outgoing.id, "100", "receivables")

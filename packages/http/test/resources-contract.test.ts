@@ -1,4 +1,7 @@
-import { type AnyResource, parsePermissionSpecs, resources } from "@erp/core"
+import { type AnyResource, parsePermissionSpecs, publicResources, resources as registry } from "@erp/core"
+
+/** What REST serves (panel-only resources have no route). */
+const resources = publicResources(registry)
 import { Either, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"

@@ -6,7 +6,8 @@ import {
   type PermissionGrant,
   type Principal,
   ResourceEngine,
-  resources,
+  publicResources,
+  resources as registry,
   Tenancy
 } from "@erp/core"
 import { Cause, Effect, Either, Layer, Logger, ManagedRuntime } from "effect"
@@ -16,6 +17,9 @@ import { storeKinds, testStore } from "../../../test/support/stores.js"
 import { connectClient, keyPrincipal, type TestClient } from "./support.js"
 
 const grants = (...specs: Array<string>) => Either.getOrThrow(parsePermissionSpecs(specs))
+
+/** What MCP serves (panel-only resources have no tool). */
+const resources = publicResources(registry)
 
 const toolNames = (resource: (typeof resources)[number]) => {
   const noun = (name: string) => name.replace(/[^A-Za-z0-9]+/g, "_")

@@ -1,6 +1,7 @@
 import { type Effect, type Option, Schema } from "effect"
 import type { Action, Principal } from "../auth/principal.js"
 import type { CatalogLookup } from "../catalogs/lookup.js"
+import type { TaxEngine } from "../tax/engine.js"
 import type { Conflict, Forbidden, InvalidRequest, NotFound, Unprocessable } from "../errors.js"
 import { type AnyField, type ColumnType, FILTER_TYPE, type Fields, type RecordOf, type ResourceRef } from "./field.js"
 import type { FilterField } from "./fields.js"
@@ -19,13 +20,15 @@ export interface WriteContext {
   readonly tenantId: string
   readonly tenantCountry: string
   readonly principal: Principal
+  /** The tenant's records inside the write's unit of work (rules that read other records: the quote an order copies). */
+  readonly store?: ActionStore
 }
 
 /** What rules and actions may refuse with: 400, 403 (a write to another resource), 404 (an allocation that is not there), 409, 422. */
 export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound | Forbidden
 
-/** Services the engine offers to write rules (catalog matching, references). */
-export type WriteServices = CatalogLookup
+/** Services the engine offers to write rules (catalog matching, references, the tax engine). */
+export type WriteServices = CatalogLookup | TaxEngine
 
 /** One child of a collection while a write is being prepared. */
 export interface ChildDraft {
@@ -221,6 +224,11 @@ export interface ResourceDeclaration<F extends Fields> {
    * still record events and go through every rule.
    */
   readonly panelOnly?: boolean
+  /**
+   * Operators manage it from the CLI: `erp <command> import FILE.json --tenant T` (records
+   * whose `key` matches a live one update it, others are created) and `erp <command> list`.
+   */
+  readonly operatorCommand?: { readonly name: string; readonly key: string }
   /** Subscribable: every write records one `<name>.<action>` event (spec "Events"). */
   readonly events?: boolean
 
@@ -296,6 +304,8 @@ export interface ChildCollection {
   readonly required: boolean
   readonly softDelete: boolean
   readonly writable: boolean
+  /** Stored fields of a child that are not answered (an invoice item's computed taxes). */
+  readonly hidden: ReadonlyArray<string>
 }
 
 /**
@@ -383,7 +393,8 @@ const compileChildren = (fields: Fields): ReadonlyArray<ChildCollection> =>
       maxItems: spec.maxItems,
       required: spec.required,
       softDelete: spec.softDelete,
-      writable: spec.writable
+      writable: spec.writable,
+      hidden: hiddenNames(childFields)
     }]
   })
 
@@ -459,10 +470,20 @@ export const operationsOf = (resource: AnyResource): ReadonlyArray<Operation> =>
   resource.write ? ["list", "get", "create", "update", "delete"] : ["list", "get"]
 
 /** The record as answered: stored keys whose records are embedded stay inside. */
-export const present = (resource: Pick<AnyResource, "hidden">, record: Row): Row => {
-  if (resource.hidden.length === 0) return record
+export const present = (resource: Pick<AnyResource, "hidden"> & { readonly children?: ReadonlyArray<ChildCollection> }, record: Row): Row => {
+  const collections = (resource.children ?? []).filter((collection) => collection.hidden.length > 0)
+  if (resource.hidden.length === 0 && collections.length === 0) return record
   const copy: Record<string, unknown> = { ...record }
   for (const name of resource.hidden) delete copy[name]
+  for (const collection of collections) {
+    const items = copy[collection.name]
+    if (!Array.isArray(items)) continue
+    copy[collection.name] = items.map((item: Row) => {
+      const child: Record<string, unknown> = { ...item }
+      for (const name of collection.hidden) delete child[name]
+      return child
+    })
+  }
   return copy
 }
 

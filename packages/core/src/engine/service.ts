@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { authorize, type Principal } from "../auth/principal.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
+import type { TaxEngine } from "../tax/engine.js"
 import { type Conflict, type FieldErrors, type Forbidden, invalid, type InvalidRequest, NotFound, type Unprocessable, unprocessable } from "../errors.js"
 import { Conflict as ConflictError } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
@@ -150,14 +151,14 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
     body: unknown
   ) => Effect.Effect<unknown, WriteError>
 }>() {
-  static readonly layer: Layer.Layer<ResourceEngine, never, ResourceRepository | UnitsOfWork | CursorSecret | CatalogLookup> =
+  static readonly layer: Layer.Layer<ResourceEngine, never, ResourceRepository | UnitsOfWork | CursorSecret | CatalogLookup | TaxEngine> =
     Layer.effect(
       ResourceEngine,
       Effect.gen(function* () {
         const repo = yield* ResourceRepository
         const units = yield* UnitsOfWork
         const secret = (yield* CursorSecret).key
-        const services = yield* Effect.context<CatalogLookup>()
+        const services = yield* Effect.context<CatalogLookup | TaxEngine>()
 
         const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, params: QueryParams) {
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
@@ -281,7 +282,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         /** Rules, references, computation and status derivation: the draft as it will be stored. */
         const prepare = (resource: AnyResource, principal: Principal, draft: Draft) =>
           Effect.gen(function* () {
-            const context = writeContext(principal)
+            const context = { ...writeContext(principal), store: yield* currentStore(principal) }
             const ruled = resource.rules ? yield* resource.rules(draft, context).pipe(Effect.provide(services)) : draft
             yield* checkReferences(resource, principal, ruled)
             const computed = resource.compute ? withComputed(ruled, resource.compute(ruled)) : ruled

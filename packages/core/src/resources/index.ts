@@ -8,6 +8,10 @@ import { financialTransactions } from "./financial-transactions.js"
 import { integrationEntityMappings } from "./integration-entity-mappings.js"
 import { payables } from "./payables.js"
 import { products } from "./products.js"
+import { quotes } from "./quotes.js"
+import { salesOrders } from "./sales-orders.js"
+import { invoices } from "./invoices.js"
+import { fiscalRulesBr } from "./fiscal-rules-br.js"
 import { purchaseInvoices } from "./purchase-invoices.js"
 import { receivables } from "./receivables.js"
 import { suppliers } from "./suppliers.js"
@@ -23,7 +27,11 @@ export const resources: ReadonlyArray<AnyResource> = [
   payables,
   receivables,
   purchaseInvoices,
-  integrationEntityMappings
+  integrationEntityMappings,
+  quotes,
+  salesOrders,
+  invoices,
+  fiscalRulesBr
 ] as ReadonlyArray<AnyResource>
 
 /** Everything every transport serves: business resources, the change feed, and the read-only reference catalogs. */
@@ -39,10 +47,14 @@ export {
   financialAccounts,
   financialCategories,
   financialTransactions,
+  fiscalRulesBr,
   integrationEntityMappings,
+  invoices,
   payables,
   products,
   purchaseInvoices,
+  quotes,
   receivables,
+  salesOrders,
   suppliers
 }

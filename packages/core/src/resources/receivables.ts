@@ -1,12 +1,11 @@
-import { Schema } from "effect"
-import { column, type ResourceRef } from "../engine/field.js"
+import { type ResourceRef } from "../engine/field.js"
 import type { RecordType } from "../engine/resource.js"
 import { reference } from "./common.js"
 import { customers } from "./customers.js"
+import { invoices } from "./invoices.js"
+import { salesOrders } from "./sales-orders.js"
 import { defineSettlement } from "./settlements.js"
 
-/** The sales order and invoice a receivable comes from; their resources come later, so the ids are kept as given. */
-const link = (description: string) => column({ type: "uuid", output: Schema.String, inputSchema: Schema.UUID, nullable: true, filter: true, description })
 
 export const receivables = defineSettlement({
   name: "receivables",
@@ -20,8 +19,8 @@ export const receivables = defineSettlement({
   direction: "incoming",
   own: {
     customer_id: reference((): ResourceRef => customers),
-    sales_order_id: link("The sales order it comes from"),
-    invoice_id: link("The invoice it comes from")
+    sales_order_id: reference((): ResourceRef => salesOrders, { description: "The sales order it comes from (of this tenant)" }),
+    invoice_id: reference((): ResourceRef => invoices, { description: "The invoice it comes from (of this tenant)" })
   },
   example: { amount: "890.00", due_date: "2024-02-15", issue_date: "2024-01-15", description: "Pedido 1001, parcela única" }
 })

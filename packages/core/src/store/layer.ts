@@ -13,6 +13,8 @@ import { layerUnitsOfWork } from "./unit-of-work.js"
 import { layerTenancy } from "./tenancy.js"
 import { layerOAuth } from "./oauth.js"
 import { layerRateLimiterSql } from "./rate-limiter.js"
+import { builtInTaxEngine } from "../tax/built-in.js"
+import type { TaxEngine } from "../tax/engine.js"
 import { OAuthConfig, type OAuthSettings } from "../oauth/settings.js"
 import { SecretBox } from "../secrets/secret-box.js"
 import { layerSecretBox } from "../secrets/secret-key.js"
@@ -45,8 +47,9 @@ export const layerCursorSecret = Layer.effect(
 )
 
 /** Every core service over an open, migrated store. */
-export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
+export const layerServices = (oauth: Partial<OAuthSettings> = {}, taxEngine: Layer.Layer<TaxEngine> = builtInTaxEngine) =>
   Layer.mergeAll(ResourceEngine.layer, Authenticator.layer, layerEventRetention).pipe(
+    Layer.provideMerge(taxEngine),
     Layer.provideMerge(layerOAuth),
     Layer.provideMerge(
       Layer.mergeAll(
@@ -72,6 +75,8 @@ export interface CoreOptions {
   readonly secretKey?: string
   /** The key being rotated away from; default `ERP_SECRET_KEY_PREVIOUS`. */
   readonly previousSecretKey?: string
+  /** The tax engine invoices use; the built-in one (fiscal rules, US state rates) unless an embedding app plugs in its own. */
+  readonly taxEngine?: Layer.Layer<TaxEngine>
 }
 
 /**
@@ -80,7 +85,7 @@ export interface CoreOptions {
  * migrates it, and provides the services, the `SqlClient` and the `SecretBox`.
  */
 export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
-  layerServices(options.oauth).pipe(
+  layerServices(options.oauth, options.taxEngine).pipe(
     Layer.provideMerge(layerStore(location)),
     Layer.provideMerge(layerSecretBox(location, {
       ...process.env,
