@@ -14,6 +14,7 @@ import { layerTenancy } from "./tenancy.js"
 import { layerOAuth } from "./oauth.js"
 import { layerRateLimiterSql } from "./rate-limiter.js"
 import { OAuthConfig, type OAuthSettings } from "../oauth/settings.js"
+import { layerMcpSessionsSql } from "./mcp-sessions.js"
 
 /** Migrations applied, and the catalogs loaded the first time the store is opened. */
 export const layerMigrated = Layer.effectDiscard(
@@ -33,7 +34,7 @@ export const layerCursorSecret = Layer.effect(
 )
 
 /** Every core service over an open, migrated store. */
-export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
+export const layerServices = (oauth: Partial<OAuthSettings> = {}, mcp: CoreOptions["mcp"] = {}) =>
   Layer.mergeAll(ResourceEngine.layer, Authenticator.layer, layerEventRetention).pipe(
     Layer.provideMerge(layerOAuth),
     Layer.provideMerge(
@@ -44,6 +45,7 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
         layerCatalogLookup,
         layerTenancy,
         layerRateLimiterSql,
+        layerMcpSessionsSql(mcp.sessionIdleSeconds),
         OAuthConfig.layer(oauth)
       )
     ),
@@ -53,8 +55,10 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
 export interface CoreOptions {
   /** OAuth settings beyond those taken from the environment (ERP_PUBLIC_URL, ERP_JWT_*, …). */
   readonly oauth?: Partial<OAuthSettings>
+  /** MCP over HTTP: how long an unused session lives (default `ERP_MCP_SESSION_IDLE_SECONDS` or one hour). */
+  readonly mcp?: { readonly sessionIdleSeconds?: number }
 }
 
 /** The core over a store location: opens it, migrates it, and provides the services and the `SqlClient`. */
 export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
-  layerServices(options.oauth).pipe(Layer.provideMerge(layerStore(location)))
+  layerServices(options.oauth, options.mcp).pipe(Layer.provideMerge(layerStore(location)))

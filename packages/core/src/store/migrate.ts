@@ -8,6 +8,7 @@ import productsCustomers from "./migrations/0003_products_customers.js"
 import oauth from "./migrations/0004_oauth.js"
 import documents from "./migrations/0005_documents.js"
 import finance from "./migrations/0006_finance.js"
+import mcpSessions from "./migrations/0010_mcp_sessions.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -16,7 +17,8 @@ export const migrations = {
   "0003_products_customers": productsCustomers,
   "0004_oauth": oauth,
   "0005_documents": documents,
-  "0006_finance": finance
+  "0006_finance": finance,
+  "0010_mcp_sessions": mcpSessions
 }
 
 const run = Migrator.make({})
