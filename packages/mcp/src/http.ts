@@ -1,7 +1,7 @@
 import type { Identity, McpSessions, OAuth, ResourceEngine, Tenancy } from "@erp/core"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { type Context, Effect, Option } from "effect"
+import { type Context, Effect } from "effect"
 import { callerOf } from "./caller.js"
 import { type McpRunner, makeMcpServer } from "./server.js"
 
@@ -77,9 +77,9 @@ export const serveMcpHttp = async <R>(input: McpHttpInput, options: McpHttpOptio
     return new Response(response.body, { status: response.status, statusText: response.statusText, headers })
   }
 
-  const session = await options.run(options.sessions.resume(sessionId))
-  if (Option.isNone(session)) return jsonRpcError(404, SESSION_NOT_FOUND, "Session not found: it ended or expired; initialize a new one")
-  if (session.value.owner !== caller.owner) {
+  const session = await options.run(options.sessions.resume(sessionId, caller.owner))
+  if (session === "missing") return jsonRpcError(404, SESSION_NOT_FOUND, "Session not found: it ended or expired; initialize a new one")
+  if (session === "foreign") {
     return jsonRpcError(403, SESSION_OF_ANOTHER_CALLER, "This session belongs to another user or key: initialize a session of your own")
   }
   if (request.method === "DELETE") {

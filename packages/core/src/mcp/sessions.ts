@@ -1,11 +1,4 @@
-import { Context, type Effect, type Option } from "effect"
-
-/** An MCP session as the store keeps it: who owns it (`user:<id>`, `api_key:<id>`). */
-export interface McpSession {
-  readonly owner: string
-  readonly clientName: string | null
-  readonly protocolVersion: string | null
-}
+import { Context, type Effect } from "effect"
 
 /**
  * MCP sessions (Streamable HTTP), kept in the store so any host behind a load balancer
@@ -15,8 +8,11 @@ export interface McpSession {
 export class McpSessions extends Context.Tag("erp/core/McpSessions")<McpSessions, {
   readonly idleSeconds: number
   readonly open: (input: { readonly owner: string; readonly clientName?: string | undefined; readonly protocolVersion?: string | undefined }) => Effect.Effect<string>
-  /** The live session with this id, its expiry pushed ahead; None when unknown or expired. */
-  readonly resume: (id: string) => Effect.Effect<Option.Option<McpSession>>
+  /**
+   * The live session with this id, for its owner: `resumed` (its expiry pushed ahead),
+   * `foreign` (another owner's: left untouched), or `missing` (unknown, ended or expired).
+   */
+  readonly resume: (id: string, owner: string) => Effect.Effect<"resumed" | "foreign" | "missing">
   /** Ends a session; false when there was none. */
   readonly close: (id: string) => Effect.Effect<boolean>
 }>() {}

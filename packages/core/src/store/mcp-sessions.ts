@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { hashSecret } from "../auth/tokens.js"
 import { McpSessions, mcpSessionIdleSeconds } from "../mcp/sessions.js"
@@ -28,17 +28,18 @@ export const layerMcpSessionsSql = (idleSeconds?: number) =>
                 now() + make_interval(secs => ${idle}))`
             return id
           }).pipe(Effect.orDie),
-        resume: (id) =>
+        resume: (id, owner) =>
           PLAUSIBLE_ID.test(id)
-            ? sql<{ owner: string; client_name: string | null; protocol_version: string | null }>`
+            ? Effect.gen(function* () {
+              const touched = yield* sql`
                 UPDATE mcp_sessions SET last_seen_at = now(), expires_at = now() + make_interval(secs => ${idle})
-                WHERE id_hash = ${hashSecret(id)} AND expires_at > now()
-                RETURNING owner, client_name, protocol_version`.pipe(
-                Effect.map((rows) =>
-                  Option.map(Option.fromNullable(rows[0]), (row) => ({ owner: row.owner, clientName: row.client_name, protocolVersion: row.protocol_version }))),
-                Effect.orDie
-              )
-            : Effect.succeed(Option.none()),
+                WHERE id_hash = ${hashSecret(id)} AND expires_at > now() AND owner = ${owner}
+                RETURNING owner`
+              if (touched.length > 0) return "resumed" as const
+              const live = yield* sql`SELECT 1 FROM mcp_sessions WHERE id_hash = ${hashSecret(id)} AND expires_at > now()`
+              return live.length > 0 ? "foreign" as const : "missing" as const
+            }).pipe(Effect.orDie)
+            : Effect.succeed("missing" as const),
         close: (id) =>
           PLAUSIBLE_ID.test(id)
             ? sql<{ owner: string }>`DELETE FROM mcp_sessions WHERE id_hash = ${hashSecret(id)} AND expires_at > now() RETURNING owner`.pipe(
