@@ -53,7 +53,8 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
         body = read.right
       }
       const allowed = configured._tag === "Some" ? configured.value : []
-      const origins = allowed === "*" ? "*" : [...allowed, new URL(base).origin]
+      // Only a configured public URL counts: one derived from Host is the attacker's own in a DNS-rebinding attack.
+      const origins = allowed === "*" ? "*" : config.publicUrl ? [...allowed, new URL(config.publicUrl).origin] : allowed
       const web = new Request(new URL(request.url, base), { method: request.method, headers: new Headers(request.headers as Record<string, string>) })
       const response = yield* Effect.promise((signal) =>
         serveMcpHttp({ request: new Request(web, { signal }), body, identity: identified.right }, { sessions, run, allowedOrigins: origins })

@@ -4,6 +4,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   type CallToolResult,
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -12,6 +13,7 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  SetLevelRequestSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Option } from "effect"
@@ -161,7 +163,7 @@ export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
 
   const server = new Server(
     { name: "erp", title: "ERP integrations API", version: MCP_SERVER_VERSION },
-    { capabilities: { tools: {}, resources: {}, prompts: {} }, instructions: INSTRUCTIONS }
+    { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} }, instructions: INSTRUCTIONS }
   )
   const run = async (name: string, effect: Effect.Effect<CallToolResult, never, R | ResourceEngine | Tenancy | OAuth>, signal: AbortSignal) => {
     try {
@@ -188,6 +190,16 @@ export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
     return { contents: [contents] }
   })
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts }))
+  // Tools log nothing to the client (the operator's log has it all), so any level is accepted and nothing changes.
+  server.setRequestHandler(SetLevelRequestSchema, () => ({}))
+  // A prompt's tenant_id completes to the caller's tenants (id first, then name); nothing else has a closed set of values.
+  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    if (request.params.ref.type !== "ref/prompt" || request.params.argument.name !== "tenant_id") return { completion: { values: [], hasMore: false } }
+    const typed = request.params.argument.value.toLowerCase()
+    const tenants = await options.run(Effect.orElseSucceed(Effect.flatMap(options.caller, (caller) => caller.tenants), () => []))
+    const values = tenants.filter((tenant) => tenant.id.startsWith(typed) || tenant.name.toLowerCase().includes(typed)).map((tenant) => tenant.id)
+    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } }
+  })
   server.setRequestHandler(GetPromptRequestSchema, (request) => {
     const prompt = getPrompt(request.params.name, request.params.arguments ?? {})
     if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}"; prompts/list names them`)
