@@ -1,4 +1,5 @@
-import { DEFAULT_LIFETIMES } from "@erp/core"
+import { ALL_PERMISSIONS, DEFAULT_LIFETIMES } from "@erp/core"
+import { createFetchHandler } from "@erp/http"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js"
@@ -254,5 +255,24 @@ describe.each(storeKinds)("MCP sessions and tokens over time on %s", (kind) => {
     }
     expect(status).toBe(401)
     expect((await post(toolsList, { authorization: `Bearer ${await jwt()}`, "mcp-session-id": sessionId })).status).toBe(200)
+  })
+})
+
+describe.each(storeKinds)("MCP through the fetch handler under a base path on %s", (kind) => {
+  it("serves initialize and tools at the base path, with the session id", async () => {
+    const erp = await createFetchHandler({ store: testStore(kind), basePath: "/erp" })
+    try {
+      const tenant = await erp.tenants.create({ name: `Embedded ${randomUUID().slice(0, 8)}`, countryCode: "BR" })
+      const { token } = await erp.keys.create({ tenantId: tenant.id, name: "mcp", permissions: ALL_PERMISSIONS })
+      const post = (body: unknown, headers: Record<string, string> = {}) =>
+        erp.handler(new Request("http://app.local/erp/", { method: "POST", headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) }))
+      const opened = await post(initialize)
+      expect(opened.status).toBe(200)
+      const sessionId = opened.headers.get("mcp-session-id")!
+      const listed = await post(toolsList, { "mcp-session-id": sessionId })
+      expect((await rpc(listed)).result!.tools!.length).toBeGreaterThan(50)
+    } finally {
+      await erp.dispose()
+    }
   })
 })

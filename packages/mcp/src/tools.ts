@@ -192,7 +192,8 @@ const createTool = (resource: AnyResource, write: Writes): ToolDefinition => ({
   title: `Create a ${resource.singular}`,
   description: `Creates a ${resource.singular} and answers the stored record. ${resource.description} ` +
     "Money and quantities are decimal strings such as \"10.50\".",
-  inputSchema: inputJsonSchema(write.createInput),
+  // The declared example is a valid body: agents copy its shape.
+  inputSchema: { ...inputJsonSchema(write.createInput), examples: [write.example] },
   // With createMany a create may answer { data: [...] } instead of the record.
   outputSchema: write.createGroup ? ANY_OBJECT : outputJsonSchema(resource.record),
   annotations: { title: `Create a ${resource.singular}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
