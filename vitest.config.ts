@@ -4,6 +4,14 @@ import SummaryReporter from "./test/summary-reporter.js"
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 
+/**
+ * The key that seals stored secrets in tests: fixed, so the template store made by the global
+ * setup, every clone of it, the test PostgreSQL database and the CLI the tests spawn all open
+ * with it. Set here, in the main process, so the global setup and every worker inherit it.
+ */
+const TEST_SECRET_KEY = "ZXJwIHRlc3Qgc2VjcmV0IGtleSwgMzIgYnl0ZXMgISE="
+process.env.ERP_SECRET_KEY ??= TEST_SECRET_KEY
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -21,6 +29,7 @@ export default defineConfig({
     minWorkers: 1,
     // CI also reads a plain "N passed, N failed, N skipped" line printed from this summary by test/summary.mjs.
     reporters: ["default", new SummaryReporter(".erp-test-results.json")],
+    env: { ERP_SECRET_KEY: process.env.ERP_SECRET_KEY },
     testTimeout: 30_000,
     hookTimeout: 120_000
   }

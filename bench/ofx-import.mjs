@@ -1,5 +1,5 @@
 // OFX import cost: a statement of N lines imported into an empty account, then imported again (all duplicates).
-// Run after `npm run build`:  node bench/ofx-import.mjs [lines]   (DATABASE_URL to use PostgreSQL)
+// Run after `npm run build`:  node bench/ofx-import.mjs [lines]   (DATABASE_URL and ERP_SECRET_KEY to use PostgreSQL)
 //
 // Measured on the 2-core development machine (2,000 lines, 193 KiB, the import's limit):
 //   PGlite      first import 6.6 s (3.3 ms a line), second import 0.5 s (all duplicates)

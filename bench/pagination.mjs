@@ -1,5 +1,5 @@
 // Keyset pagination cost: page 1 versus a page deep in the walk, plus filtered and searched lists.
-// Run after `npm run build`:  node bench/pagination.mjs [rows]   (DATABASE_URL to use PostgreSQL)
+// Run after `npm run build`:  node bench/pagination.mjs [rows]   (DATABASE_URL and ERP_SECRET_KEY to use PostgreSQL)
 import { ALL_PERMISSIONS, ensureDemoTenant, layerCore, products, ResourceEngine, resolveStoreLocation, Tenancy } from "@erp/core"
 import { Effect, ManagedRuntime } from "effect"
 import * as SqlClient from "@effect/sql/SqlClient"

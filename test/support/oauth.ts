@@ -389,18 +389,3 @@ export const obtainTokens = async (
   if (response.status !== 200) throw new Error(`token exchange failed with ${response.status}: ${response.text}`)
   return { tokens: response.json as Tokens, code, pkce, redirect, session }
 }
-
-/** Seconds left in the current fixed one-minute rate-limit window, read from an authorize response. */
-export const secondsLeftInWindow = async (baseUrl: string): Promise<number> => {
-  const probe = await plainRequest(new URL("/oauth/authorize", baseUrl), { localAddress: freshLoopbackAddress() })
-  return Number(probe.headers["ratelimit-reset"] ?? "60")
-}
-
-/**
- * Waits for a fresh window when fewer than `needed` seconds are left in this one, so a
- * burst of requests lands in one window of the fixed-window limiter.
- */
-export const awaitRoomyWindow = async (baseUrl: string, needed = 10) => {
-  const left = await secondsLeftInWindow(baseUrl)
-  if (left < needed) await new Promise((resolve) => setTimeout(resolve, (left + 0.5) * 1000))
-}

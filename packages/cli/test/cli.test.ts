@@ -227,6 +227,34 @@ describe("erp's answers on an empty store and at start-up failures", () => {
     expect(verbose.stderr).toMatch(/\n\s+at /)
   })
 
+  it("requires ERP_SECRET_KEY with PostgreSQL, in one line, before connecting", async () => {
+    const port = await closedPort()
+    const result = await erp(["--database-url", `postgres://postgres@127.0.0.1:${port}/erp`, "tenants", "list"], { env: { ERP_SECRET_KEY: "" } })
+    expect(result.code).toBe(1)
+    expect(result.stderr).toBe(
+      "Error: ERP_SECRET_KEY is not set: it is required with PostgreSQL, to encrypt the secrets kept in the database; " +
+        "generate one with: openssl rand -base64 32, and give every host the same one\n"
+    )
+  })
+
+  it("makes the embedded store's key file (0600) without ERP_SECRET_KEY, and refuses a wrong key in one line", async () => {
+    const dir = testDataDir()
+    try {
+      expect((await erp(["--data-dir", dir, "tenants", "list"], { env: { ERP_SECRET_KEY: "" } })).code).toBe(0)
+      const file = path.join(dir, "secret.key")
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+      expect(Buffer.from(fs.readFileSync(file, "utf8").trim(), "base64")).toHaveLength(32)
+      expect((await erp(["--data-dir", dir, "tenants", "list"], { env: { ERP_SECRET_KEY: "" } })).code).toBe(0)
+      const wrong = await erp(["--data-dir", dir, "tenants", "list"], { env: { ERP_SECRET_KEY: "0".repeat(64) } })
+      expect(wrong.code).toBe(1)
+      expect(wrong.stderr.trimEnd().split("\n")).toEqual([
+        expect.stringMatching(/^Error: cannot open the stored secrets: sealed with key [0-9a-f]{16}, but ERP_SECRET_KEY is key [0-9a-f]{16}; set ERP_SECRET_KEY to the key they were sealed with/)
+      ])
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+
   it.runIf(Boolean(process.env.TEST_DATABASE_URL))("names a database that does not exist", async () => {
     const url = new URL(process.env.TEST_DATABASE_URL!)
     url.pathname = `/erp_missing_${process.pid}`

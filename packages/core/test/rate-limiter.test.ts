@@ -18,23 +18,10 @@ const allowedCount = (decisions: ReadonlyArray<RateLimitDecision>) => decisions.
 
 const sqlLayer = (kind: (typeof storeKinds)[number]) => layerRateLimiterSql.pipe(Layer.provideMerge(layerCore(testStore(kind))))
 
-/**
- * Tests that count a whole window wait out the last seconds of the current one
- * (by the database clock), so the count never straddles a window boundary.
- */
-const awayFromWindowEdge = (windowSeconds: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const [{ left }] = yield* sql<{ left: number }>`SELECT (${windowSeconds}::int - mod(extract(epoch FROM clock_timestamp()), ${windowSeconds}::int))::float8 AS left`
-    if (left < 5) yield* Effect.sleep(`${Math.ceil((left + 0.2) * 1000)} millis`)
-  }).pipe(Effect.orDie)
-
 describe.each(storeKinds)("SQL rate limiter on %s", (kind) => {
   let runtime: ManagedRuntime.ManagedRuntime<RateLimiter | SqlClient.SqlClient, unknown>
   const run = <A, E>(effect: Effect.Effect<A, E, RateLimiter | SqlClient.SqlClient>) => runtime.runPromise(effect)
-  /** Runs `use` with the limiter once the clock is safely inside a window. */
-  const withLimiter = <A, E>(use: (limiter: Limiter) => Effect.Effect<A, E, SqlClient.SqlClient>) =>
-    run(Effect.zipRight(awayFromWindowEdge(TOKEN_LIMIT.windowSeconds), Effect.flatMap(RateLimiter, use)))
+  const withLimiter = <A, E>(use: (limiter: Limiter) => Effect.Effect<A, E, SqlClient.SqlClient>) => run(Effect.flatMap(RateLimiter, use))
 
   beforeAll(async () => {
     runtime = ManagedRuntime.make(sqlLayer(kind))
@@ -97,7 +84,7 @@ describe.each(storeKinds)("SQL rate limiter on %s", (kind) => {
     expect(allowedCount(decisions)).toBe(10)
     expect(decisions.filter((decision) => !decision.allowed).every((decision) => decision.remaining === 0)).toBe(true)
     // Refused hits are not counted: the row stops at the limit.
-    const rows = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ count: number }>`SELECT count FROM rate_limit_counters WHERE key = ${key}`))
+    const rows = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ count: number }>`SELECT cardinality(hits) AS count FROM rate_limit_windows WHERE key = ${key}`))
     expect(rows).toEqual([{ count: 10 }])
   })
 
@@ -114,14 +101,48 @@ describe.each(storeKinds)("SQL rate limiter on %s", (kind) => {
     const remaining = await run(
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
-        yield* sql`INSERT INTO rate_limit_counters (key, window_start, count, expires_at)
-          VALUES (${expired}, now() - interval '2 minutes', 3, now() - interval '1 minute')`
+        yield* sql`INSERT INTO rate_limit_windows (key, hits, expires_at)
+          VALUES (${expired}, ARRAY[now() - interval '2 minutes'], now() - interval '1 minute')`
         const limiter = yield* makeRateLimiterSql({ cleanupProbability: 1 })
         yield* limiter.hit(live, TOKEN_LIMIT)
-        return yield* sql<{ key: string }>`SELECT key FROM rate_limit_counters WHERE key IN (${expired}, ${live})`
+        return yield* sql<{ key: string }>`SELECT key FROM rate_limit_windows WHERE key IN (${expired}, ${live})`
       })
     )
     expect(remaining).toEqual([{ key: live }])
+  })
+
+  /** A key whose log holds `limit` hits made `secondsAgo` (by the database clock): a burst at the end of the last minute. */
+  const seed = (key: string, secondsAgo: number, count = TOKEN_LIMIT.limit) =>
+    run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`INSERT INTO rate_limit_windows (key, hits, expires_at)
+        SELECT ${key}, array_agg(now() - make_interval(secs => ${secondsAgo}::float8) ORDER BY g), now() + interval '1 minute'
+        FROM generate_series(1, ${count}::int) g`))
+
+  it("refuses a burst right after a full window's worth (no second burst across a minute boundary)", async () => {
+    const key = `test:${randomUUID()}`
+    await seed(key, 2)
+    const decisions = await run(Effect.flatMap(RateLimiter, (limiter) => hitTimes(limiter, key, 3)))
+    expect(decisions.map((decision) => decision.allowed)).toEqual([false, false, false])
+    // The burst leaves the window 60 s after it was made: in about 58 s.
+    for (const decision of decisions) {
+      expect(decision.resetSeconds).toBeGreaterThanOrEqual(57)
+      expect(decision.resetSeconds).toBeLessThanOrEqual(59)
+    }
+  })
+
+  it("allows again once the hits are a window old, and counts only those still in the window", async () => {
+    const gone = `test:${randomUUID()}`
+    await seed(gone, 61)
+    const fresh = await run(Effect.flatMap(RateLimiter, (limiter) => limiter.hit(gone, TOKEN_LIMIT)))
+    expect(fresh).toMatchObject({ allowed: true, remaining: 9 })
+    const half = `test:${randomUUID()}`
+    await seed(half, 30, 4)
+    const decisions = await run(Effect.flatMap(RateLimiter, (limiter) => hitTimes(limiter, half, 7)))
+    expect(decisions.map((decision) => decision.remaining)).toEqual([5, 4, 3, 2, 1, 0, 0])
+    expect(decisions[6].allowed).toBe(false)
+    // The oldest hit counted is 30 s old: one hit frees in about 30 s.
+    expect(decisions[6].resetSeconds).toBeGreaterThanOrEqual(29)
+    expect(decisions[6].resetSeconds).toBeLessThanOrEqual(31)
   })
 })
 
@@ -142,13 +163,31 @@ describe("memory rate limiter", () => {
         expect(yield* limiter.hit("client", RULE)).toMatchObject({ allowed: true, remaining: 9, resetSeconds: 60 })
       })))
 
-  it.effect("aligns windows to their length, so a hit late in a window resets soon", () =>
+  it.effect("refuses a second burst across a minute boundary: the window slides", () =>
     withMemory((limiter) =>
       Effect.gen(function* () {
-        yield* TestClock.adjust("50500 millis")
-        expect(yield* limiter.hit("late", RULE)).toMatchObject({ allowed: true, remaining: 9, resetSeconds: 10 })
-        yield* TestClock.adjust("10 seconds")
-        expect(yield* limiter.hit("late", RULE)).toMatchObject({ allowed: true, remaining: 9, resetSeconds: 60 })
+        yield* TestClock.adjust("59 seconds")
+        expect(allowedCount(yield* hitTimes(limiter, "edge", 10, RULE))).toBe(10)
+        yield* TestClock.adjust("2 seconds")
+        // A fixed window would start over at 60 s and allow 10 more here.
+        expect(yield* limiter.hit("edge", RULE)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 58 })
+        yield* TestClock.adjust("57 seconds")
+        expect((yield* limiter.hit("edge", RULE)).allowed).toBe(false)
+        yield* TestClock.adjust("1 second")
+        expect(yield* limiter.hit("edge", RULE)).toMatchObject({ allowed: true, remaining: 9 })
+      })))
+
+  it.effect("never allows more than the limit in any window, hit every second for five minutes", () =>
+    withMemory((limiter) =>
+      Effect.gen(function* () {
+        const allowedAt: Array<number> = []
+        for (let second = 0; second < 300; second++) {
+          if ((yield* limiter.hit("steady", RULE)).allowed) allowedAt.push(second)
+          yield* TestClock.adjust("1 second")
+        }
+        for (const start of allowedAt) expect(allowedAt.filter((at) => at >= start && at < start + 60).length).toBeLessThanOrEqual(10)
+        // And it does not starve the caller: 10 per minute get through.
+        expect(allowedAt.length).toBe(50)
       })))
 
   it.effect("counts separate keys separately and allows exactly the limit among concurrent hits", () =>

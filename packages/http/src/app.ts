@@ -69,6 +69,13 @@ export interface StoreOptions {
   /** OAuth settings beyond the environment's (dynamic registration, trusted proxy, identity provider). */
   readonly oauth?: Partial<OAuthSettings>
   /**
+   * The key sealing stored secrets (32 random bytes as base64 or hex). Default `ERP_SECRET_KEY`;
+   * required with PostgreSQL; the embedded store generates `<dataDir>/secret.key` without one.
+   */
+  readonly secretKey?: string
+  /** The previous key while rotating (default `ERP_SECRET_KEY_PREVIOUS`): secrets it sealed are sealed again on start. */
+  readonly previousSecretKey?: string
+  /**
    * Sign users in with your app's own session on the OAuth authorization page:
    * answer the user's id or email for the request, or nothing to show the sign-in form.
    */
@@ -97,7 +104,12 @@ const settingsOf = (options: FetchHandlerOptions): Partial<OAuthSettings> => ({
 })
 
 const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) =>
-  layerCore(location, { oauth: settingsOf(options), mcp: { ...(options.mcp?.sessionIdleSeconds !== undefined ? { sessionIdleSeconds: options.mcp.sessionIdleSeconds } : {}) } }).pipe(
+  layerCore(location, {
+    oauth: settingsOf(options),
+    mcp: { ...(options.mcp?.sessionIdleSeconds !== undefined ? { sessionIdleSeconds: options.mcp.sessionIdleSeconds } : {}) },
+    ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
+    ...(options.previousSecretKey !== undefined ? { previousSecretKey: options.previousSecretKey } : {})
+  }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty),
     Layer.provideMerge(McpAllowedOrigins.fromEnv(options.mcp?.allowedOrigins))
   )

@@ -5,8 +5,9 @@ import { Effect, Option } from "effect"
 /**
  * The rate-limit header fields of the IETF draft draft-ietf-httpapi-ratelimit-headers
  * in its widely deployed form (up to draft 06): `RateLimit-Limit` (hits allowed per
- * window), `RateLimit-Remaining` (hits left in it) and `RateLimit-Reset` (seconds
- * until it ends; a delta, never a timestamp, so client clock skew does not matter).
+ * window), `RateLimit-Remaining` (hits left now) and `RateLimit-Reset` (seconds until
+ * the oldest hit counted leaves the sliding window and frees one; a delta, never a
+ * timestamp, so client clock skew does not matter).
  * Lower case because HTTP field names are case-insensitive and the platform's
  * headers are lower case; clients see the same fields.
  */

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import {
   authorizationUrl,
-  awaitRoomyWindow,
   type ClientAuthMethod,
   createOAuthClient,
   createOAuthUser,
@@ -601,6 +600,51 @@ describe.each(storeKinds)("OAuth code flow with openid-client on %s", (kind) => 
       }
     )
 
+    it("binds an svc_ token to the company chosen: X-Tenant-Id naming the user's other company is refused", async () => {
+      const testClient = await createOAuthClient(host)
+      const { tokens } = await runFlow(testClient, both, { tenantId: tenant.id })
+      expect(tokens.access_token).toMatch(/^svc_/)
+      const elsewhere = await host.request("GET", `/products/${inSecond}`, { token: tokens.access_token, headers: { "x-tenant-id": second.id } })
+      expect(elsewhere.status).toBe(401)
+      expect(elsewhere.body).toMatchObject({ status_code: 401, code: "INVALID_CREDENTIALS", message: expect.stringContaining("another company") })
+      expect((await host.request("GET", "/products", { token: tokens.access_token, headers: { "x-tenant-id": second.id } })).status).toBe(401)
+      // Its own company, named or not, answers.
+      expect((await host.request("GET", `/products/${inFirst}`, { token: tokens.access_token, headers: { "x-tenant-id": tenant.id.toUpperCase() } })).status).toBe(200)
+      expect((await host.request("GET", `/products/${inFirst}`, { token: tokens.access_token })).status).toBe(200)
+      // An API key is bound the same way.
+      expect((await host.request("GET", "/products", { token: tenant.token, headers: { "x-tenant-id": second.id } })).status).toBe(401)
+      expect((await host.request("GET", "/products", { token: tenant.token, headers: { "x-tenant-id": tenant.id } })).status).toBe(200)
+    })
+
+    it("lists every company with the role for the MCP resource, asks for none, and the JWT acts in each", async () => {
+      const testClient = await createOAuthClient(host)
+      const { consentHtml, tokens } = await (async () => {
+        const pkce = makePkce()
+        const url = authorizationUrl(host.url, { clientId: testClient.clientId, pkce, state: "s", resource: host.url })
+        // A company posted anyway (an old form, a crafted one) is ignored: the grant binds none.
+        const driven = await driveAuthorization(url, both, { tenantId: tenant.id })
+        const exchanged = await tokenRequest(host.url, testClient, {
+          grant_type: "authorization_code", code: driven.redirect.searchParams.get("code")!, redirect_uri: testClient.redirectUri, code_verifier: pkce.verifier
+        })
+        expect(exchanged.status).toBe(200)
+        return { consentHtml: driven.consentHtml!, tokens: exchanged.json }
+      })()
+      expect(consentHtml).not.toContain("<select")
+      expect(consentHtml).not.toContain('name="tenant_id"')
+      expect(consentHtml).toContain("each of your 2 companies")
+      expect(consentHtml).toContain(`<strong>${tenant.name}</strong> <span class="muted">as admin</span>`)
+      expect(consentHtml).toContain(`<strong>${second.name}</strong> <span class="muted">as admin</span>`)
+      expect(tokens.access_token.split(".")).toHaveLength(3)
+      expect((await host.request("GET", `/products/${inFirst}`, { token: tokens.access_token, headers: { "x-tenant-id": tenant.id } })).status).toBe(200)
+      expect((await host.request("GET", `/products/${inSecond}`, { token: tokens.access_token, headers: { "x-tenant-id": second.id } })).status).toBe(200)
+    })
+
+    it("says on the consent page of an svc_ grant that the token acts in the chosen company only", async () => {
+      const testClient = await createOAuthClient(host)
+      const { consentHtml } = await driveAuthorization(authorizationUrl(host.url, { clientId: testClient.clientId, pkce: makePkce(), state: "s" }), both, { tenantId: second.id })
+      expect(consentHtml).toContain("It will act in the company you choose only.")
+    })
+
     it("refuses a company the user does not belong to", async () => {
       const testClient = await createOAuthClient(host)
       const stranger = await host.createTenant("BR")
@@ -653,7 +697,6 @@ describe.each(storeKinds)("OAuth code flow with openid-client on %s", (kind) => 
     it("answers the 11th token request of a client within a minute with 429 and the rate-limit headers", async () => {
       const testClient = await createOAuthClient(host)
       const other = await createOAuthClient(host)
-      await awaitRoomyWindow(host.url)
       const attempt = (who: OAuthTestClient) => tokenRequest(host.url, who, { grant_type: "refresh_token", refresh_token: "svcrf_nothing" })
       const statuses = []
       for (let i = 0; i < 10; i++) statuses.push((await attempt(testClient)).status)
@@ -672,7 +715,6 @@ describe.each(storeKinds)("OAuth code flow with openid-client on %s", (kind) => 
 
     it("counts a client's token requests whatever the way it authenticates", async () => {
       const testClient = await createOAuthClient(host)
-      await awaitRoomyWindow(host.url)
       for (let i = 0; i < 5; i++) await tokenRequest(host.url, testClient, { grant_type: "refresh_token", refresh_token: "svcrf_x" })
       for (let i = 0; i < 5; i++) await tokenRequest(host.url, { ...testClient, auth: "client_secret_post" }, { grant_type: "refresh_token", refresh_token: "svcrf_x" })
       expect((await tokenRequest(host.url, testClient, { grant_type: "refresh_token", refresh_token: "svcrf_x" })).status).toBe(429)
@@ -696,7 +738,6 @@ describe.each(storeKinds)("OAuth code flow with openid-client on %s", (kind) => 
 
     it("answers the 21st authorize request from one address with 429 and the rate-limit headers", async () => {
       const testClient = await createOAuthClient(host)
-      await awaitRoomyWindow(host.url)
       const address = freshLoopbackAddress()
       const url = authorizationUrl(host.url, { clientId: testClient.clientId, pkce: makePkce(), state: "s" })
       const statuses = []
@@ -719,9 +760,41 @@ describe.each(storeKinds)("OAuth code flow with openid-client on %s", (kind) => 
       expect((await plainRequest(url, { localAddress: freshLoopbackAddress() })).status).toBe(200)
     })
 
+    it("answers the 11th revocation request of a client within a minute with 429, wrong secrets included", async () => {
+      const testClient = await createOAuthClient(host)
+      const other = await createOAuthClient(host)
+      const guess = (secret: string) => tokenRequest(host.url, { ...testClient, secret }, { token: "svcrf_nothing" }, "/oauth/revoke")
+      const statuses = []
+      for (let i = 0; i < 10; i++) statuses.push((await guess(`secret_guess_${i}`)).status)
+      expect(statuses).toEqual(Array(10).fill(401))
+      // The right secret is refused too once over the limit: a guesser learns nothing more.
+      const refused = await tokenRequest(host.url, testClient, { token: "svcrf_nothing" }, "/oauth/revoke")
+      expect(refused.status).toBe(429)
+      expect(refused.json).toMatchObject({ status_code: 429, error: "Too Many Requests", code: "RATE_LIMITED", message: expect.stringMatching(/revocation/) })
+      const retryAfter = Number(refused.headers["retry-after"])
+      expect(retryAfter).toBeGreaterThanOrEqual(1)
+      expect(retryAfter).toBeLessThanOrEqual(60)
+      expect(refused.headers["ratelimit-limit"]).toBe("10")
+      expect(refused.headers["ratelimit-remaining"]).toBe("0")
+      expect(Number(refused.headers["ratelimit-reset"])).toBe(retryAfter)
+      // Counted per client, and apart from the token endpoint's count.
+      expect((await tokenRequest(host.url, other, { token: "svcrf_nothing" }, "/oauth/revoke")).status).toBe(200)
+      expect((await tokenRequest(host.url, testClient, { grant_type: "refresh_token", refresh_token: "svcrf_x" })).status).toBe(400)
+    })
+
+    it("puts RateLimit-* headers on revocation answers, success and failure", async () => {
+      const testClient = await createOAuthClient(host)
+      const ok = await tokenRequest(host.url, testClient, { token: "svcrf_nothing" }, "/oauth/revoke")
+      expect(ok.status).toBe(200)
+      expect(ok.headers["ratelimit-limit"]).toBe("10")
+      expect(ok.headers["ratelimit-remaining"]).toBe("9")
+      const wrong = await tokenRequest(host.url, { ...testClient, secret: "secret_wrong" }, { token: "svcrf_nothing" }, "/oauth/revoke")
+      expect(wrong.status).toBe(401)
+      expect(wrong.headers["ratelimit-remaining"]).toBe("8")
+    })
+
     it("counts the address's requests in the RateLimit-Remaining header of the sign-in page", async () => {
       const testClient = await createOAuthClient(host)
-      await awaitRoomyWindow(host.url)
       const address = freshLoopbackAddress()
       const url = authorizationUrl(host.url, { clientId: testClient.clientId, pkce: makePkce(), state: "s" })
       const first = await plainRequest(url, { localAddress: address })

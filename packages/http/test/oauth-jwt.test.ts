@@ -13,6 +13,8 @@ import {
   tokenRequest
 } from "../../../test/support/oauth.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
+import { SigningKeys } from "@erp/core"
+import { Effect } from "effect"
 
 const challengeOf = (url: string) => `Bearer realm="erp", resource_metadata="${url}/.well-known/oauth-protected-resource"`
 
@@ -147,6 +149,63 @@ describe.each(storeKinds)("JWT access tokens for the MCP resource on %s", (kind)
     const [header, , signature] = tokens.access_token.split(".")
     const forged = `${header}.${base64url({ ...decodeJwt(tokens.access_token), aud: "https://elsewhere.example" })}.${signature}`
     expect((await host.request("GET", "/products", { token: forged })).status).toBe(401)
+  })
+
+  describe("signed with our own key, but not as we issue them", () => {
+    /** Re-signs a real token's claims, changed by `change`, with the server's current key (as a leaked key or a bug would). */
+    const resign = async (token: string, change: (claims: JWTPayload) => JWTPayload, typ = "at+jwt") => {
+      const key = await host.run(Effect.flatMap(SigningKeys, (keys) => keys.current))
+      return new SignJWT(change({ ...decodeJwt(token) })).setProtectedHeader({ alg: "ES256", kid: key.kid, typ }).sign(key.privateKey)
+    }
+    const without = (claim: string) => (claims: JWTPayload) => {
+      const { [claim]: _dropped, ...rest } = claims
+      return rest
+    }
+
+    it("accepts the claims re-signed unchanged (the control: the forgeries below differ only as named)", async () => {
+      const { tokens } = await jwtFor()
+      expect((await host.request("GET", "/products", { token: await resign(tokens.access_token, (claims) => claims) })).status).toBe(200)
+    })
+
+    it.each([
+      ["no exp", without("exp")],
+      ["no iat", without("iat")],
+      ["no iss", without("iss")],
+      ["no aud", without("aud")],
+      ["no jti", without("jti")],
+      ["an exp in the past", (claims: JWTPayload) => ({ ...claims, iat: claims.iat! - 7200, exp: claims.iat! - 3600 })],
+      ["another issuer", (claims: JWTPayload) => ({ ...claims, iss: "https://elsewhere.example" })],
+      ["another audience", (claims: JWTPayload) => ({ ...claims, aud: "https://elsewhere.example/mcp" })],
+      ["a jti never issued", (claims: JWTPayload) => ({ ...claims, jti: randomUUID() })]
+    ])("refuses one with %s", async (_, change) => {
+      const { tokens } = await jwtFor()
+      const response = await host.request("GET", "/products", { token: await resign(tokens.access_token, change) })
+      expect(response.status).toBe(401)
+      expect(response.headers.get("www-authenticate")).toBe(challengeOf(host.url))
+    })
+
+    it("refuses one whose sub is another user than the one its grant (jti) was issued to", async () => {
+      const { tokens } = await jwtFor()
+      const other = await createOAuthUser(host, [{ tenantId: tenant.id, role: "admin" }])
+      const response = await host.request("GET", "/products", { token: await resign(tokens.access_token, (claims) => ({ ...claims, sub: other.id })) })
+      expect(response.status).toBe(401)
+      expect(response.body.message).toContain("subject")
+      expect((await host.request("GET", "/oauth/userinfo", { token: await resign(tokens.access_token, (claims) => ({ ...claims, sub: other.id })) })).status).toBe(401)
+    })
+
+    it("refuses one typed JWT instead of at+jwt (RFC 9068)", async () => {
+      const { tokens } = await jwtFor()
+      expect((await host.request("GET", "/products", { token: await resign(tokens.access_token, (claims) => claims, "JWT") })).status).toBe(401)
+    })
+
+    it("refuses one signed HS256 with the public key (algorithm pinned to ES256)", async () => {
+      const { tokens } = await jwtFor()
+      const jwks = await host.request("GET", "/oauth/jwks")
+      const forged = await new SignJWT({ ...decodeJwt(tokens.access_token) })
+        .setProtectedHeader({ alg: "HS256", kid: decodeProtectedHeader(tokens.access_token).kid, typ: "at+jwt" })
+        .sign(new TextEncoder().encode(JSON.stringify(jwks.body.keys[0])))
+      expect((await host.request("GET", "/products", { token: forged })).status).toBe(401)
+    })
   })
 
   it("answers 401 once the JWT is revoked (RFC 7009 with openid-client)", async () => {
@@ -301,7 +360,8 @@ describe.each(storeKinds)("an external identity provider's JWTs on %s", (kind) =
     ["a key the provider does not publish", async () => sign({ sub: user.id }, { key: (await generateKeyPair("RS256")).privateKey })],
     ["an unknown user", () => sign({ sub: randomUUID() })],
     ["an unknown email", () => sign({ sub: "nobody@example.com" })],
-    ["no sub claim", () => sign({})]
+    ["no sub claim", () => sign({})],
+    ["no exp claim", () => new SignJWT({ sub: user.id }).setProtectedHeader({ alg: "RS256", kid }).setIssuer(issuer).setAudience(audience).setIssuedAt().sign(privateKey)]
   ])("answers %s with 401", async (_, make) => {
     const response = await products(await make())
     expect(response.status).toBe(401)

@@ -156,6 +156,56 @@ describe.each(storeKinds)("OAuth sign-in and consent pages in Chromium on %s", (
     expect((await host.request("GET", `/products/${product.body.id}`, { token: exchanged.json.access_token })).status).toBe(200)
   })
 
+  it("lists every company with the role for the MCP resource, without a select, and its JWT acts in each", async () => {
+    const authorization = request({ resource: forwarder.url, scope: "products:read" })
+    await open(authorization)
+    await signIn(both)
+    await page.getByRole("button", { name: "Allow" }).waitFor()
+    expect(await page.locator("select").count()).toBe(0)
+    const companies = await page.locator("#companies li").allTextContents()
+    expect(companies).toHaveLength(2)
+    expect(companies).toEqual(expect.arrayContaining([`${tenant.name} as admin`, `${second.name} as admin`]))
+    await expect(page.locator("form").textContent()).resolves.toContain("each of your 2 companies, within your role in each")
+    await page.screenshot({ path: SCREENSHOT.replace(".png", "-mcp.png"), fullPage: true })
+    await page.getByRole("button", { name: "Allow" }).click()
+    const landed = await atCallback()
+    // The issuer is the address the browser used, so the code is exchanged there too.
+    const exchanged = await tokenRequest(forwarder.url, testClient, {
+      grant_type: "authorization_code",
+      code: landed.searchParams.get("code")!,
+      redirect_uri: callback.redirectUri,
+      code_verifier: authorization.pkce.verifier
+    })
+    expect(exchanged.status).toBe(200)
+    const jwt = exchanged.json.access_token as string
+    expect(jwt.split(".")).toHaveLength(3)
+    for (const company of [tenant, second]) {
+      const product = await host.request("POST", "/products", { token: company.token, body: { name: `MCP ${Date.now()}` } })
+      const read = await fetch(`${forwarder.url}/products/${product.body.id}`, { headers: { authorization: `Bearer ${jwt}`, "x-tenant-id": company.id } })
+      expect(read.status).toBe(200)
+    }
+  })
+
+  it("binds an svc_ token to the company chosen in the select: another company's X-Tenant-Id is refused", async () => {
+    const authorization = request()
+    await open(authorization)
+    await signIn(both)
+    await expect(page.locator("form").textContent()).resolves.toContain("It will act in the company you choose only.")
+    await page.locator("select#tenant_id").selectOption(tenant.id)
+    await page.getByRole("button", { name: "Allow" }).click()
+    const landed = await atCallback()
+    const exchanged = await tokenRequest(host.url, testClient, {
+      grant_type: "authorization_code",
+      code: landed.searchParams.get("code")!,
+      redirect_uri: callback.redirectUri,
+      code_verifier: authorization.pkce.verifier
+    })
+    const token = exchanged.json.access_token as string
+    expect(token).toMatch(/^svc_/)
+    expect((await host.request("GET", "/products", { token, headers: { "x-tenant-id": second.id } })).status).toBe(401)
+    expect((await host.request("GET", "/products", { token, headers: { "x-tenant-id": tenant.id } })).status).toBe(200)
+  })
+
   it("names the one company of a single-company user without a select", async () => {
     await open(request())
     await signIn(single)

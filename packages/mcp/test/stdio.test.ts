@@ -129,7 +129,9 @@ describe.each(storeKinds)("erp mcp over stdio on %s", (kind) => {
     expect(JSON.stringify(config)).not.toMatch(/npx|npm exec/)
     // The entry as a user fills it in: this checkout's path, their key, their store.
     const args = [BIN, ...entry.args.slice(1), ...storeFlags(store)]
-    const env = { ...childEnv, ...entry.env, ERP_API_KEY: token, DATABASE_URL: store.kind === "postgres" ? store.url : "" }
+    // PostgreSQL needs the hosts' secret key: the entry names it for the user to fill in.
+    expect(Object.keys(entry.env)).toEqual(expect.arrayContaining(["ERP_API_KEY", "DATABASE_URL", "ERP_SECRET_KEY"]))
+    const env = { ...childEnv, ...entry.env, ERP_API_KEY: token, DATABASE_URL: store.kind === "postgres" ? store.url : "", ERP_SECRET_KEY: process.env.ERP_SECRET_KEY! }
     const client = new Client({ name: "erp-config-test", version: "0.0.0" })
     await client.connect(new StdioClientTransport({ command: process.execPath, args, env, stderr: "ignore" }))
     const tenants = await client.callTool({ name: "list_tenants", arguments: {} })

@@ -13,6 +13,19 @@ export interface RequestContext {
   readonly tenantId?: string
 }
 
+/**
+ * API keys and `svc_` access tokens belong to one company (the one chosen on the consent
+ * page): `X-Tenant-Id` naming another is refused rather than ignored, so a caller never
+ * believes it acts where it does not.
+ */
+const boundTo = (principal: Principal, tenantId: string | undefined): Effect.Effect<Principal, Unauthenticated> =>
+  tenantId === undefined || tenantId.trim().toLowerCase() === principal.tenantId.toLowerCase()
+    ? Effect.succeed(principal)
+    : Effect.fail(new Unauthenticated({
+      message: "This credential was issued for another company than X-Tenant-Id names; it acts only in its own (authorize again choosing that company)",
+      code: "INVALID_CREDENTIALS"
+    }))
+
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
 /**
@@ -58,7 +71,7 @@ export class Authenticator extends Context.Tag("erp/core/Authenticator")<Authent
         identify,
         authenticate: (authorization, context = {}) =>
           Effect.flatMap(identify(authorization, context), (identity): Effect.Effect<Principal, Unauthenticated | InvalidRequest> =>
-            identity.kind === "bound" ? Effect.succeed(identity.principal) : oauth.userPrincipal(identity.userId, context.tenantId, identity.scopes))
+            identity.kind === "bound" ? boundTo(identity.principal, context.tenantId) : oauth.userPrincipal(identity.userId, context.tenantId, identity.scopes))
       })
     })
   )

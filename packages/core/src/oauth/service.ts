@@ -42,7 +42,11 @@ export interface UserInfo {
 export interface CodeRequest {
   readonly client: OAuthClient
   readonly userId: string
-  readonly tenantId: string
+  /**
+   * The company chosen on the consent page, which `svc_` tokens act in. None for the MCP
+   * resource: its JWTs name only the user, who picks the company per call within each role.
+   */
+  readonly tenantId: string | undefined
   readonly redirectUri: string
   /** Whether the authorization request named it (else the client's only URI was used): then the token request must too. */
   readonly redirectUriGiven: boolean

@@ -21,39 +21,42 @@ export interface MemoryRateLimiterOptions {
 /** Enough for the clients and IPs a single host sees in a window, while bounding memory under a flood of new keys. */
 const DEFAULT_MAX_KEYS = 10_000
 
-interface Counter {
-  readonly windowStart: number
-  readonly expiresAt: number
-  count: number
+interface Log {
+  /** Times (ms) of the hits allowed in the last window, oldest first. */
+  readonly hits: Array<number>
+  expiresAt: number
 }
 
 /**
- * Fixed windows aligned to `windowSeconds` (the same windows as the SQL
- * limiter), counted in this process only: for embedding apps and a single host.
- * Several hosts each counting in memory would each allow the full limit.
+ * A sliding log per key (the same rule as the SQL limiter): a hit is allowed when fewer
+ * than `limit` hits were allowed in the `windowSeconds` before it, so no window of that
+ * length ever holds more than `limit`. It keeps one timestamp per allowed hit, which is
+ * cheap for the small limits of authentication endpoints. Counted in this process only:
+ * for embedding apps and a single host. Several hosts each counting in memory would
+ * each allow the full limit.
  *
  * Time comes from effect's `Clock`, so tests move it with `TestClock`.
  */
 export const makeRateLimiterMemory = (options: MemoryRateLimiterOptions = {}) =>
   Effect.sync(() => {
     const maxKeys = Math.max(1, options.maxKeys ?? DEFAULT_MAX_KEYS)
-    // A Map iterates in insertion order, and a counter is re-inserted when its window
-    // starts, so the first entries are the oldest windows: the ones to expire or evict.
-    const counters = new Map<string, Counter>()
+    // A Map iterates in insertion order, and a log is re-inserted on each allowed hit, so
+    // the first entries are those hit longest ago: the ones to expire or evict.
+    const logs = new Map<string, Log>()
 
     const dropExpired = (now: number) => {
-      for (const [key, counter] of counters) {
-        if (counter.expiresAt > now) return
-        counters.delete(key)
+      for (const [key, log] of logs) {
+        if (log.expiresAt > now) return
+        logs.delete(key)
       }
     }
 
     /** Evicting the oldest lets that key start over early; refusing new keys instead would lock out every newcomer. */
     const makeRoom = () => {
-      while (counters.size >= maxKeys) {
-        const oldest = counters.keys().next()
+      while (logs.size >= maxKeys) {
+        const oldest = logs.keys().next()
         if (oldest.done) return
-        counters.delete(oldest.value)
+        logs.delete(oldest.value)
       }
     }
 
@@ -62,19 +65,22 @@ export const makeRateLimiterMemory = (options: MemoryRateLimiterOptions = {}) =>
       const key = boundedKey(rawKey)
       dropExpired(now)
       const windowMs = rule.windowSeconds * 1000
-      const windowStart = Math.floor(now / windowMs) * windowMs
-      let counter = counters.get(key)
-      if (!counter || counter.windowStart !== windowStart) {
-        counters.delete(key)
+      let log = logs.get(key)
+      if (!log) {
         makeRoom()
-        counter = { windowStart, expiresAt: windowStart + windowMs, count: 0 }
-        counters.set(key, counter)
+        log = { hits: [], expiresAt: now + windowMs }
+        logs.set(key, log)
       }
-      const resetSeconds = Math.max(1, Math.ceil((counter.expiresAt - now) / 1000))
+      // A hit exactly one window old has left it.
+      while (log.hits.length > 0 && log.hits[0] <= now - windowMs) log.hits.shift()
+      const resetAfter = (oldest: number) => Math.max(1, Math.ceil((oldest + windowMs - now) / 1000))
       // Refused hits are not counted, as in the SQL limiter.
-      if (counter.count >= rule.limit) return { allowed: false, limit: rule.limit, remaining: 0, resetSeconds }
-      counter.count += 1
-      return { allowed: true, limit: rule.limit, remaining: rule.limit - counter.count, resetSeconds }
+      if (log.hits.length >= rule.limit) return { allowed: false, limit: rule.limit, remaining: 0, resetSeconds: resetAfter(log.hits[0]) }
+      log.hits.push(now)
+      log.expiresAt = now + windowMs
+      logs.delete(key)
+      logs.set(key, log)
+      return { allowed: true, limit: rule.limit, remaining: rule.limit - log.hits.length, resetSeconds: resetAfter(log.hits[0]) }
     }
 
     return RateLimiter.of({

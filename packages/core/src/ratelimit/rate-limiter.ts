@@ -1,6 +1,9 @@
 import { Context, type Effect } from "effect"
 
-/** One limit: at most `limit` hits per `windowSeconds` for a key (fixed window). */
+/**
+ * One limit: at most `limit` hits for a key in any `windowSeconds` (a sliding window: the
+ * window ends at each hit, so no boundary lets a second burst through).
+ */
 export interface RateLimit {
   readonly limit: number
   readonly windowSeconds: number
@@ -9,9 +12,12 @@ export interface RateLimit {
 export interface RateLimitDecision {
   readonly allowed: boolean
   readonly limit: number
-  /** Hits left in the current window (0 once exceeded). */
+  /** Hits left now (0 once exceeded). */
   readonly remaining: number
-  /** Seconds until the window resets (for `RateLimit-Reset` and `Retry-After`). */
+  /**
+   * Seconds until the oldest hit counted leaves the window, freeing one hit (for
+   * `RateLimit-Reset` and, once refused, `Retry-After`).
+   */
   readonly resetSeconds: number
 }
 
@@ -27,3 +33,5 @@ export class RateLimiter extends Context.Tag("erp/core/RateLimiter")<RateLimiter
 /** The spec's limits. */
 export const AUTHORIZE_LIMIT: RateLimit = { limit: 20, windowSeconds: 60 }
 export const TOKEN_LIMIT: RateLimit = { limit: 10, windowSeconds: 60 }
+/** Client authentication at /oauth/revoke, per client_id: as at /oauth/token, so secrets cannot be guessed there instead. */
+export const REVOKE_LIMIT: RateLimit = { limit: 10, windowSeconds: 60 }

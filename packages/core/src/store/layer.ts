@@ -14,6 +14,11 @@ import { layerTenancy } from "./tenancy.js"
 import { layerOAuth } from "./oauth.js"
 import { layerRateLimiterSql } from "./rate-limiter.js"
 import { OAuthConfig, type OAuthSettings } from "../oauth/settings.js"
+import { SecretBox } from "../secrets/secret-box.js"
+import { layerSecretBox } from "../secrets/secret-key.js"
+import { layerSealedSecrets, SEALED_COLUMNS, sealContext } from "./sealed-secrets.js"
+import { layerSigningKeys } from "./signing-keys.js"
+import { randomBytes } from "node:crypto"
 import { layerMcpSessionsSql } from "./mcp-sessions.js"
 
 /** Migrations applied, and the catalogs loaded the first time the store is opened. */
@@ -24,12 +29,19 @@ export const layerMigrated = Layer.effectDiscard(
   }).pipe(Effect.orDie)
 )
 
+/** The cursor HMAC key: made on the first start, kept sealed in `erp_settings`. */
 export const layerCursorSecret = Layer.effect(
   CursorSecret,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const box = yield* SecretBox
+    const context = sealContext(SEALED_COLUMNS.cursorSecret, "cursor_secret")
+    yield* sql`INSERT INTO erp_settings (key, value) VALUES ('cursor_secret', ${box.seal(randomBytes(32).toString("base64"), context)})
+      ON CONFLICT (key) DO NOTHING`.pipe(Effect.orDie)
     const rows = yield* sql<{ value: string }>`SELECT value FROM erp_settings WHERE key = 'cursor_secret'`.pipe(Effect.orDie)
-    return { key: Buffer.from(rows[0].value, "base64") }
+    // Start-up opened every sealed value already (`sealStoredSecrets`), so this one opens.
+    const key = yield* box.open(rows[0].value, context).pipe(Effect.orDie)
+    return { key: Buffer.from(key, "base64") }
   })
 )
 
@@ -45,20 +57,38 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}, mcp: CoreOptio
         layerCatalogLookup,
         layerTenancy,
         layerRateLimiterSql,
+        layerSigningKeys,
         layerMcpSessionsSql(mcp.sessionIdleSeconds),
         OAuthConfig.layer(oauth)
       )
     ),
+    // Secrets are sealed (or sealed again under a new key) before any service reads one.
+    Layer.provideMerge(layerSealedSecrets),
     Layer.provideMerge(layerMigrated)
   )
 
 export interface CoreOptions {
   /** OAuth settings beyond those taken from the environment (ERP_PUBLIC_URL, ERP_JWT_*, …). */
   readonly oauth?: Partial<OAuthSettings>
+  /** The key sealing stored secrets (32 bytes, base64 or hex); default `ERP_SECRET_KEY`. */
+  readonly secretKey?: string
+  /** The key being rotated away from; default `ERP_SECRET_KEY_PREVIOUS`. */
+  readonly previousSecretKey?: string
   /** MCP over HTTP: how long an unused session lives (default `ERP_MCP_SESSION_IDLE_SECONDS` or one hour). */
   readonly mcp?: { readonly sessionIdleSeconds?: number }
 }
 
-/** The core over a store location: opens it, migrates it, and provides the services and the `SqlClient`. */
+/**
+ * The core over a store location: resolves the key that seals stored secrets (before the
+ * store is opened, so a missing `ERP_SECRET_KEY` costs no connection), opens the store,
+ * migrates it, and provides the services, the `SqlClient` and the `SecretBox`.
+ */
 export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
-  layerServices(options.oauth, options.mcp).pipe(Layer.provideMerge(layerStore(location)))
+  layerServices(options.oauth, options.mcp).pipe(
+    Layer.provideMerge(layerStore(location)),
+    Layer.provideMerge(layerSecretBox(location, {
+      ...process.env,
+      ...(options.secretKey !== undefined ? { ERP_SECRET_KEY: options.secretKey } : {}),
+      ...(options.previousSecretKey !== undefined ? { ERP_SECRET_KEY_PREVIOUS: options.previousSecretKey } : {})
+    }))
+  )

@@ -13,7 +13,7 @@ import { grantsFromScopes, parseScope } from "../oauth/scopes.js"
 import { type CodeRequest, OAuth, type OAuthClient, type TenantMembership, type TokenSet } from "../oauth/service.js"
 import { mcpResource, OAuthConfig, sameResource } from "../oauth/settings.js"
 import { Tenancy } from "../tenancy/tenancy.js"
-import { makeSigningKeys, SIGNING_ALGORITHM, type SigningKey } from "./signing-keys.js"
+import { SIGNING_ALGORITHM, type SigningKey, SigningKeys } from "./signing-keys.js"
 
 /** Token prefixes of the spec: they say what a token is before any lookup. */
 export const TOKEN_PREFIX = { code: "svcac_", access: "svc_", refresh: "svcrf_", session: "svcss_" } as const
@@ -30,7 +30,8 @@ interface CodeRow {
   readonly code_hash: string
   readonly client_id: string
   readonly user_id: string
-  readonly tenant_id: string
+  /** Null for a grant of the MCP resource (JWTs), which binds no company. */
+  readonly tenant_id: string | null
   readonly redirect_uri: string
   readonly redirect_uri_given: boolean
   readonly scope: string
@@ -45,7 +46,7 @@ interface TokenRow {
   readonly kind: "access" | "refresh" | "jwt"
   readonly client_id: string
   readonly user_id: string
-  readonly tenant_id: string
+  readonly tenant_id: string | null
   readonly scope: string
   readonly resource: string | null
   readonly code_hash: string | null
@@ -63,6 +64,9 @@ const pkceMatches = (verifier: string, challenge: string) => {
 }
 
 const VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/
+
+/** Claims every JWT access token of ours carries (RFC 9068 section 2.2); one missing means it was not made by `signJwt`. */
+const REQUIRED_CLAIMS = ["iss", "sub", "aud", "exp", "iat", "jti"] as const
 
 const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/.test(token)
 
@@ -88,7 +92,7 @@ export const layerOAuth = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const config = yield* OAuthConfig
     const tenancy = yield* Tenancy
-    const signingKeys = yield* makeSigningKeys
+    const signingKeys = yield* SigningKeys
     // Made (or loaded) while the host starts, so the first token request does not wait for it.
     yield* signingKeys.current
     const externalJwks = config.externalIdp ? createRemoteJWKSet(new URL(config.externalIdp.jwksUrl)) : undefined
@@ -150,7 +154,7 @@ export const layerOAuth = Layer.effect(
     const issueTokens = (grant: {
       readonly clientId: string
       readonly userId: string
-      readonly tenantId: string
+      readonly tenantId: string | null
       readonly scope: string
       readonly resource: string | null
       readonly codeHash: string | null
@@ -193,14 +197,21 @@ export const layerOAuth = Layer.effect(
           jwtVerify(token, createLocalJWKSet({ keys: [...keys] }), {
             issuer,
             audience: [mcpResource(issuer), `${mcpResource(issuer)}/`],
-            algorithms: [SIGNING_ALGORITHM]
+            algorithms: [SIGNING_ALGORITHM],
+            // RFC 9068: an access token says it is one, so an ID token or another JWT of ours cannot stand in.
+            typ: "at+jwt",
+            requiredClaims: [...REQUIRED_CLAIMS]
           })
-        ).pipe(Effect.mapError(() => unauthenticated("The access token is not valid (signature, issuer, audience or expiry)")))
+        ).pipe(Effect.mapError(() => unauthenticated("The access token is not valid (signature, type, issuer, audience, expiry or a missing claim)")))
         const { sub, jti } = verified.payload
-        if (!sub || !jti) return yield* Effect.fail(unauthenticated("The access token lacks sub or jti"))
+        if (typeof sub !== "string" || typeof jti !== "string") return yield* Effect.fail(unauthenticated("The access token lacks sub or jti"))
         // The JWT names only the user; its grant (scopes, revocation) is kept server-side under its jti.
         const row = yield* tokenRow(hashSecret(jti))
-        if (Option.isNone(row) || row.value.revoked_at !== null) return yield* Effect.fail(unauthenticated("The access token was revoked"))
+        if (Option.isNone(row) || row.value.kind !== "jwt") return yield* Effect.fail(unauthenticated("The access token was not issued here"))
+        if (row.value.revoked_at !== null) return yield* Effect.fail(unauthenticated("The access token was revoked"))
+        if (row.value.expired) return yield* Effect.fail(unauthenticated("The access token expired"))
+        // A token signed with our key but naming another user than its grant's is forged or misissued.
+        if (row.value.user_id !== sub) return yield* Effect.fail(unauthenticated("The access token's subject is not the user it was issued to"))
         return { userId: sub, scopes: row.value.scope.split(" ") as ReadonlyArray<string> | undefined }
       })
 
@@ -208,7 +219,8 @@ export const layerOAuth = Layer.effect(
       Effect.gen(function* () {
         const idp = config.externalIdp!
         const verified = yield* Effect.tryPromise(() =>
-          jwtVerify(token, externalJwks!, { issuer: idp.issuer, audience: idp.audience, algorithms: [...idp.algorithms] })
+          // A token that never expires is refused from the identity provider too.
+          jwtVerify(token, externalJwks!, { issuer: idp.issuer, audience: idp.audience, algorithms: [...idp.algorithms], requiredClaims: ["exp"] })
         ).pipe(Effect.mapError(() => unauthenticated("The identity provider's token is not valid (signature, issuer, audience or expiry)")))
         const claim = verified.payload[idp.userClaim] ?? payload[idp.userClaim]
         if (typeof claim !== "string") return yield* Effect.fail(unauthenticated(`The token lacks the ${idp.userClaim} claim`))
@@ -231,6 +243,7 @@ export const layerOAuth = Layer.effect(
         if (Option.isNone(row) || row.value.kind !== "access") return yield* Effect.fail(unauthenticated("The access token is not valid"))
         if (row.value.revoked_at !== null) return yield* Effect.fail(unauthenticated("The access token was revoked"))
         if (row.value.expired) return yield* Effect.fail(unauthenticated("The access token expired"))
+        if (row.value.tenant_id === null) return yield* Effect.fail(unauthenticated("The access token is not valid"))
         return yield* userPrincipal(row.value.user_id, row.value.tenant_id, row.value.scope.split(" ")).pipe(
           Effect.catchTag("InvalidRequest", (error) => Effect.fail(unauthenticated(error.message)))
         )
@@ -322,7 +335,7 @@ export const layerOAuth = Layer.effect(
         Effect.gen(function* () {
           const code = newToken(TOKEN_PREFIX.code)
           yield* sql`INSERT INTO oauth_authorization_codes (code_hash, client_id, user_id, tenant_id, redirect_uri, redirect_uri_given, scope, code_challenge, resource, expires_at)
-            VALUES (${hashSecret(code)}, ${request.client.client_id}, ${request.userId}::uuid, ${request.tenantId}::uuid, ${request.redirectUri}, ${request.redirectUriGiven},
+            VALUES (${hashSecret(code)}, ${request.client.client_id}, ${request.userId}::uuid, ${request.tenantId ?? null}::uuid, ${request.redirectUri}, ${request.redirectUriGiven},
               ${request.scopes.join(" ")}, ${request.codeChallenge}, ${request.resource ?? null}, now() + ${`${lifetimes.codeSeconds} seconds`}::interval)`.pipe(Effect.orDie)
           return code
         }),
@@ -350,6 +363,9 @@ export const layerOAuth = Layer.effect(
               if (!pkceMatches(codeVerifier, row.code_challenge)) return yield* Effect.fail(oauthError("invalid_grant", "code_verifier does not match the code_challenge"))
               if (resource !== undefined && !sameResource(resource, row.resource)) {
                 return yield* Effect.fail(oauthError("invalid_target", "resource differs from the one of the authorization request"))
+              }
+              if (row.tenant_id === null && !sameResource(row.resource, mcpResource(issuer))) {
+                return yield* Effect.fail(oauthError("invalid_target", "This grant covers every company of the user and is for the MCP resource only"))
               }
               yield* sql`UPDATE oauth_authorization_codes SET used_at = now() WHERE code_hash = ${codeHash}`.pipe(Effect.orDie)
               const tokens = yield* issueTokens(
@@ -390,6 +406,9 @@ export const layerOAuth = Layer.effect(
               if (beyond.length > 0) return yield* Effect.fail(oauthError("invalid_scope", `Not granted originally: ${beyond.join(" ")}`))
               if (resource !== undefined && !sameResource(resource, row.resource)) {
                 return yield* Effect.fail(oauthError("invalid_target", "resource differs from the one of the grant"))
+              }
+              if (row.tenant_id === null && !sameResource(row.resource, mcpResource(issuer))) {
+                return yield* Effect.fail(oauthError("invalid_target", "This grant covers every company of the user and is for the MCP resource only"))
               }
               yield* sql`UPDATE oauth_tokens SET rotated_at = now() WHERE id = ${row.id}::uuid`.pipe(Effect.orDie)
               const tokens = yield* issueTokens(

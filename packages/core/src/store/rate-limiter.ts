@@ -17,44 +17,59 @@ export interface SqlRateLimiterOptions {
 const DEFAULTS = { cleanupProbability: 0.01, cleanupBatch: 500 } as const
 
 interface HitRow {
-  /** Null when the window was already full: the hit is refused and not counted. */
+  /** Hits in the window after this one; null when the window was full: the hit is refused and not recorded. */
   readonly count: number | null
   readonly reset_seconds: number
 }
 
 /**
- * Fixed windows in `rate_limit_counters`, shared by every host on the database.
+ * A sliding log in `rate_limit_windows`, shared by every host on the database: per key,
+ * the times of the hits allowed in the last window. A hit is allowed when fewer than
+ * `limit` of them are younger than `windowSeconds`, so no window of that length ever holds
+ * more than `limit` (a fixed window let `limit` through at the end of one minute and
+ * `limit` more at the start of the next).
  *
- * The window start comes from the database's `now()`, not the host's clock, so
- * hosts with skewed clocks still count into the same row. One statement per hit:
- * the upsert serialises concurrent hits on the row, so exactly `limit` pass.
- * The counter stops at `limit` (the `WHERE` of the update): refused hits write
- * nothing, so a flood neither churns the row nor overflows the integer.
+ * Times come from the database's `now()`, not the host's clock, so hosts with skewed
+ * clocks count alike. One statement per hit: the upsert serialises concurrent hits on
+ * the row, so exactly `limit` pass. Refused hits write nothing, so a flood neither
+ * churns the row nor grows it past `limit` timestamps.
  *
  * Call `hit` outside transactions: inside one, `now()` is the transaction's start
- * and the counter row stays locked, holding up that key's hits, until it ends.
+ * and the row stays locked, holding up that key's hits, until it ends.
  */
 export const makeRateLimiterSql = (options: SqlRateLimiterOptions = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const { cleanupProbability, cleanupBatch } = { ...DEFAULTS, ...options }
 
-    const record = (key: string, rule: RateLimit) =>
-      sql<HitRow>`WITH w AS (
-          SELECT to_timestamp(floor(extract(epoch FROM now()) / ${rule.windowSeconds}::int) * ${rule.windowSeconds}::int) AS start
-        ), hit AS (
-          INSERT INTO rate_limit_counters AS c (key, window_start, count, expires_at)
-          SELECT ${boundedKey(key)}, w.start, 1, w.start + make_interval(secs => ${rule.windowSeconds}::int) FROM w
-          ON CONFLICT (key, window_start) DO UPDATE SET count = c.count + 1 WHERE c.count < ${rule.limit}::int
-          RETURNING c.count
+    // `live` is the log without the hits that left the window; the update runs only when it
+    // has room. When refused, the reset is read from the row as the statement saw it.
+    const record = (key: string, rule: RateLimit) => {
+      const window = sql`make_interval(secs => ${rule.windowSeconds}::int)`
+      const bounded = boundedKey(key)
+      return sql<HitRow>`WITH hit AS (
+          INSERT INTO rate_limit_windows AS w (key, hits, expires_at)
+          VALUES (${bounded}, ARRAY[now()], now() + ${window})
+          ON CONFLICT (key) DO UPDATE SET
+            hits = array(SELECT h FROM unnest(w.hits) h WHERE h > now() - ${window} ORDER BY h) || now(),
+            expires_at = now() + ${window}
+          WHERE (SELECT count(*) FROM unnest(w.hits) h WHERE h > now() - ${window}) < ${rule.limit}::int
+          RETURNING w.hits
+        ), oldest AS (
+          SELECT coalesce(
+            (SELECT min(h) FROM hit, unnest(hit.hits) h),
+            (SELECT min(h) FROM rate_limit_windows w, unnest(w.hits) h WHERE w.key = ${bounded} AND h > now() - ${window}),
+            now()
+          ) AS at
         )
-        SELECT (SELECT count FROM hit) AS count,
-          greatest(1, ceil(extract(epoch FROM w.start + make_interval(secs => ${rule.windowSeconds}::int) - now())))::int AS reset_seconds
-        FROM w`.pipe(Effect.map((rows) => rows[0]))
+        SELECT (SELECT cardinality(hits) FROM hit) AS count,
+          greatest(1, ceil(extract(epoch FROM oldest.at + ${window} - now())))::int AS reset_seconds
+        FROM oldest`.pipe(Effect.map((rows) => rows[0]))
+    }
 
     // SKIP LOCKED: hosts cleaning at the same moment take different rows instead of waiting on each other.
-    const cleanup = sql`DELETE FROM rate_limit_counters WHERE (key, window_start) IN (
-        SELECT key, window_start FROM rate_limit_counters WHERE expires_at < now()
+    const cleanup = sql`DELETE FROM rate_limit_windows WHERE key IN (
+        SELECT key FROM rate_limit_windows WHERE expires_at < now()
         ORDER BY expires_at LIMIT ${cleanupBatch}::int FOR UPDATE SKIP LOCKED)`
 
     // A failed cleanup must not fail the request it rode on; the next one retries.

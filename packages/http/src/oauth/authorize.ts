@@ -2,12 +2,14 @@ import { type Cookies, HttpServerRequest, HttpServerResponse } from "@effect/pla
 import {
   AUTHORIZE_LIMIT,
   BASE62,
+  mcpResource,
   type OAuthClient,
   OAuth,
   OAuthConfig,
   parseScope,
   randomText,
   RateLimiter,
+  sameResource,
   Tenancy
 } from "@erp/core"
 import { Context, Effect, Either, Option } from "effect"
@@ -64,6 +66,12 @@ const redirectWith = (redirectUri: string, issuer: string, values: Readonly<Reco
 
 interface Validated {
   readonly client: OAuthClient
+  /**
+   * For the MCP resource: its JWTs name only the user and act in every company of theirs,
+   * within each role, the company chosen per call; so the consent page lists them all and
+   * asks for none. Other grants (`svc_` tokens) act in the one company chosen.
+   */
+  readonly everyCompany: boolean
   readonly redirectUri: string
   readonly redirectUriGiven: boolean
   readonly issuer: string
@@ -117,7 +125,8 @@ export const makeAuthorize = Effect.gen(function* () {
       }
       const scopes = parseScope(params.scope)
       if (Either.isLeft(scopes)) return yield* back(scopes.left.error, scopes.left.description)
-      return { client, redirectUri, redirectUriGiven: params.redirect_uri !== undefined, scopes: scopes.right, params, issuer }
+      const everyCompany = sameResource(params.resource, mcpResource(issuer))
+      return { client, everyCompany, redirectUri, redirectUriGiven: params.redirect_uri !== undefined, scopes: scopes.right, params, issuer }
     })
 
   /** The signed-in user: the embedding app's session first, then ours. */
@@ -154,7 +163,16 @@ export const makeAuthorize = Effect.gen(function* () {
         return redirectWith(validated.redirectUri, validated.issuer, { error: "access_denied", error_description: "The user belongs to no company", state: validated.params.state })
       }
       return html(
-        consentPage({ action: authorizePath, clientName: validated.client.name, userEmail: user.email, params: validated.params, scopes: validated.scopes, tenants, csrf }),
+        consentPage({
+          action: authorizePath,
+          clientName: validated.client.name,
+          userEmail: user.email,
+          params: validated.params,
+          scopes: validated.scopes,
+          tenants,
+          everyCompany: validated.everyCompany,
+          csrf
+        }),
         200,
         consentPolicy(validated.redirectUri)
       )
@@ -228,12 +246,16 @@ export const makeAuthorize = Effect.gen(function* () {
           return redirectWith(validated.redirectUri, validated.issuer, { error: "access_denied", error_description: "The user denied access", state: validated.params.state })
         }
         const tenants = yield* oauth.memberships(session.value.userId)
-        const tenant = tenants.find((item) => item.tenant_id === form.tenant_id)
-        if (!tenant) return html(errorPage("Invalid company", "Choose one of your companies."), 400)
+        if (tenants.length === 0) {
+          return redirectWith(validated.redirectUri, validated.issuer, { error: "access_denied", error_description: "The user belongs to no company", state: validated.params.state })
+        }
+        // A company posted for an every-company grant is ignored: the page offered no choice.
+        const tenant = validated.everyCompany ? undefined : tenants.find((item) => item.tenant_id === form.tenant_id)
+        if (!validated.everyCompany && !tenant) return html(errorPage("Invalid company", "Choose one of your companies."), 400)
         const code = yield* oauth.issueCode({
           client: validated.client,
           userId: session.value.userId,
-          tenantId: tenant.tenant_id,
+          tenantId: tenant?.tenant_id,
           redirectUri: validated.redirectUri,
           redirectUriGiven: validated.redirectUriGiven,
           scopes: validated.scopes,

@@ -7,6 +7,7 @@ import {
   type OAuthError,
   oauthError,
   RateLimiter,
+  REVOKE_LIMIT,
   TOKEN_LIMIT,
   tokenFromAuthorization
 } from "@erp/core"
@@ -56,6 +57,10 @@ export const makeEndpoints = Effect.gen(function* () {
     return oauth.authenticateClient({ clientId, secret: basic?.secret ?? form.client_secret })
   }
 
+  /** The spec's limits are per client_id; requests naming none count against their address. */
+  const clientKey = (request: HttpServerRequest.HttpServerRequest, form: Readonly<Record<string, string | undefined>>) =>
+    basicCredentials(request.headers.authorization)?.clientId ?? form.client_id ?? `ip:${clientAddress(request, config.trustProxy)}`
+
   const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
     HttpServerResponse.unsafeJson(body, { status, headers: { ...NO_STORE, ...headers } })
 
@@ -100,9 +105,7 @@ export const makeEndpoints = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const form = yield* readForm(request).pipe(Effect.mapError((error) => oauthError("invalid_request", error.message)))
     const basic = basicCredentials(request.headers.authorization)
-    // The spec's limit is per client_id; requests naming none count against their address.
-    const key = `token:${basic?.clientId ?? form.client_id ?? `ip:${clientAddress(request, config.trustProxy)}`}`
-    const decision = yield* limiter.hit(key, TOKEN_LIMIT)
+    const decision = yield* limiter.hit(`token:${clientKey(request, form)}`, TOKEN_LIMIT)
     if (!decision.allowed) return tooManyRequests(decision, "Too many token requests for this client")
     const client = yield* authenticateClient(request, form).pipe(
       Effect.mapError((failure) => ({ failure, basic: basic !== undefined }))
@@ -123,10 +126,18 @@ export const makeEndpoints = Effect.gen(function* () {
   const revoke = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const form = yield* readForm(request).pipe(Effect.mapError((error) => oauthError("invalid_request", error.message)))
-    const client: OAuthClient = yield* authenticateClient(request, form)
-    if (!form.token) return yield* Effect.fail(oauthError("invalid_request", "token is required"))
-    yield* oauth.revoke({ client, token: form.token }, { issuer: issuerOf(request) })
-    return HttpServerResponse.empty({ status: 200, headers: NO_STORE })
+    // Counted before the secret is checked, per client_id as at /oauth/token: this endpoint
+    // must not be the place to guess a client's secret instead.
+    const decision = yield* limiter.hit(`revoke:${clientKey(request, form)}`, REVOKE_LIMIT)
+    if (!decision.allowed) return tooManyRequests(decision, "Too many revocation requests for this client")
+    const headers = rateLimitHeaders(decision)
+    return yield* Effect.gen(function* () {
+      const client: OAuthClient = yield* authenticateClient(request, form)
+      if (!form.token) return yield* Effect.fail(oauthError("invalid_request", "token is required"))
+      yield* oauth.revoke({ client, token: form.token }, { issuer: issuerOf(request) })
+      return HttpServerResponse.empty({ status: 200, headers: { ...NO_STORE, ...headers } })
+    }).pipe(Effect.catchAll((failure) =>
+      Effect.succeed(HttpServerResponse.setHeaders(oauthErrorResponse(failure, basicCredentialsPresent(failure)), headers))))
   }).pipe(Effect.catchAll((failure) => Effect.succeed(oauthErrorResponse(failure, basicCredentialsPresent(failure)))))
 
   const userinfo = Effect.gen(function* () {

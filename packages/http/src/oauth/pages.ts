@@ -48,13 +48,22 @@ export const consentPage = (input: {
   readonly params: AuthorizeParams
   readonly scopes: ReadonlyArray<string>
   readonly tenants: ReadonlyArray<TenantMembership>
+  /** The grant acts in every company listed (the MCP resource), or in the one chosen here. */
+  readonly everyCompany: boolean
   readonly csrf: string
 }) => {
-  const tenantField = input.tenants.length === 1
-    ? `<p>Company: <strong>${escapeHtml(input.tenants[0].tenant_name)}</strong></p>` + hiddenFields({ tenant_id: input.tenants[0].tenant_id })
+  const companyLine = (tenant: TenantMembership) =>
+    `<li><strong>${escapeHtml(tenant.tenant_name)}</strong> <span class="muted">as ${escapeHtml(tenant.role)}</span></li>`
+  const tenantField = input.everyCompany
+    ? `<p>It will act in ${input.tenants.length === 1 ? "your company" : `each of your ${input.tenants.length} companies`}, ` +
+      `within your role in each; it names the company on each request:</p><ul id="companies">${input.tenants.map(companyLine).join("")}</ul>`
+    : input.tenants.length === 1
+    ? `<p>Company: <strong>${escapeHtml(input.tenants[0].tenant_name)}</strong> <span class="muted">as ${escapeHtml(input.tenants[0].role)}</span></p>` +
+      hiddenFields({ tenant_id: input.tenants[0].tenant_id }) +
+      `<p class="muted">It will act in this company only.</p>`
     : `<label for="tenant_id">Company</label><select id="tenant_id" name="tenant_id" required>` +
       input.tenants.map((tenant) => `<option value="${escapeHtml(tenant.tenant_id)}">${escapeHtml(tenant.tenant_name)} (${escapeHtml(tenant.role)})</option>`).join("") +
-      `</select>`
+      `</select><p class="muted">It will act in the company you choose only.</p>`
   const scopeList = describeScopes(input.scopes)
     .map((line) => `<li><strong>${escapeHtml(line.resource)}</strong>: ${escapeHtml(line.actions.join(", "))}</li>`)
     .join("")
@@ -66,7 +75,7 @@ export const consentPage = (input: {
       hiddenFields({ ...input.params, action: "consent", csrf: input.csrf }) +
       tenantField +
       `<p>It asks to:</p><ul id="scopes">${scopeList}</ul>` +
-      `<p class="muted">It never gets more than your role in the company allows.</p>` +
+      `<p class="muted">It never gets more than your role in ${input.everyCompany ? "each" : "the"} company allows.</p>` +
       `<button class="primary" type="submit" name="decision" value="allow">Allow</button>` +
       `<button class="secondary" type="submit" name="decision" value="deny">Deny</button></form>`
   )
