@@ -18,13 +18,15 @@ export interface TestHostOptions {
   /** A tax engine in place of the built-in one (an embedding app's). */
   readonly taxEngine?: Layer.Layer<TaxEngine>
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
+  /** MCP over HTTP: idle session lifetime. */
+  readonly mcp?: { readonly sessionIdleSeconds?: number }
 }
 
 type CoreServices = Layer.Layer.Success<ReturnType<typeof layerCore>>
 
 /** A host started on a random port over `store`, with the core at hand to make tenants and keys. */
 export const startTestHost = async (store: StoreLocation, options: TestHostOptions = {}) => {
-  const core = layerCore(store, { ...(options.oauth ? { oauth: options.oauth } : {}), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}) }).pipe(
+  const core = layerCore(store, { ...(options.oauth ? { oauth: options.oauth } : {}), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}), ...(options.mcp ? { mcp: options.mcp } : {}) }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
   )
   const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}) }).pipe(Layer.provideMerge(core)))

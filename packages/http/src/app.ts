@@ -22,6 +22,7 @@ import { checkPortFree } from "./listen.js"
 import { withHostConcerns } from "./middleware.js"
 import { SignInHook } from "./oauth/authorize.js"
 import { layerOAuthRoutes } from "./oauth/routes.js"
+import { layerMcpRoutes, McpAllowedOrigins } from "./mcp-route.js"
 import { ArrivedAs } from "./middleware.js"
 import { publicPath, routedUrl, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
 
@@ -32,7 +33,7 @@ import { publicPath, routedUrl, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
 export const makeHttpApiLayer = (registry: ReadonlyArray<AnyResource> = allResources) => {
   const api = registry === allResources ? Api : makeApi(registry)
   const handlers = registry === allResources ? layerHandlers : makeHandlers(api, registry)
-  return Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes).pipe(
+  return Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes, layerMcpRoutes).pipe(
     Layer.provideMerge(HttpApiBuilder.api(api).pipe(Layer.provide(handlers), Layer.provide(layerAuthentication)))
   )
 }
@@ -79,6 +80,12 @@ export interface StoreOptions {
    * Sign users in with your app's own session on the OAuth authorization page:
    * answer the user's id or email for the request, or nothing to show the sign-in form.
    */
+  /**
+   * MCP over HTTP (`POST /`): browser origins allowed besides loopback ones and the public URL's
+   * (default `ERP_MCP_ALLOWED_ORIGINS`; `*` for any), and how long an idle session lives
+   * (default `ERP_MCP_SESSION_IDLE_SECONDS` or 3600).
+   */
+  readonly mcp?: { readonly allowedOrigins?: ReadonlyArray<string> | "*"; readonly sessionIdleSeconds?: number }
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
   /** Your tax engine (a Layer of core's `TaxEngine`) instead of the built-in one; its name is recorded in invoices' tax_engine_provider. */
   readonly taxEngine?: Layer.Layer<TaxEngine>
@@ -103,10 +110,12 @@ const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) =>
   layerCore(location, {
     oauth: settingsOf(options),
     ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}),
+    mcp: { ...(options.mcp?.sessionIdleSeconds !== undefined ? { sessionIdleSeconds: options.mcp.sessionIdleSeconds } : {}) },
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
     ...(options.previousSecretKey !== undefined ? { previousSecretKey: options.previousSecretKey } : {})
   }).pipe(
-    Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
+    Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty),
+    Layer.provideMerge(McpAllowedOrigins.fromEnv(options.mcp?.allowedOrigins))
   )
 
 /** Hints name the options of this API, not the CLI's flags. */

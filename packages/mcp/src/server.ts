@@ -1,22 +1,35 @@
-import type { InvalidRequest, Principal, ResourceEngine, Tenancy, Unauthenticated } from "@erp/core"
+import type { DomainError, InvalidRequest, OAuth, ResourceEngine, Tenancy, Unauthenticated } from "@erp/core"
+import { invalid } from "@erp/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   type CallToolResult,
   CallToolRequestSchema,
+  CompleteRequestSchema,
   ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
+  SetLevelRequestSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Effect, type ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Option } from "effect"
+import type { McpCaller } from "./caller.js"
 import { domainErrorBody, type ErrorBody, internalErrorBody } from "./errors.js"
+import { ANY_OBJECT, type ObjectJsonSchema } from "./json-schema.js"
+import { getPrompt, prompts } from "./prompts.js"
+import { contractResources, readContractResource } from "./resources.js"
 import { type ToolArguments, type ToolDefinition, tools as registryTools } from "./tools.js"
 
 export const MCP_SERVER_VERSION = "0.1.0"
 
-const INSTRUCTIONS = "ERP integrations API for one tenant (see list_tenants). Lists are paginated: pass pagination.next_cursor " +
-  "as cursor to continue. Money and quantities are decimal strings. A refused call answers isError with the API's error body " +
-  "(status_code, message, code, details.fields): relay it, fix the arguments it names, or ask for a key with the permission."
+const INSTRUCTIONS = "ERP integrations API. Call list_tenants first: it names the tenants you reach and your role in each; every " +
+  "other tool takes tenant_id. Lists are paginated: pass pagination.next_cursor as cursor to continue. Money and quantities are " +
+  "decimal strings. A refused call answers isError with the API's error body (status_code, message, code, details.fields): relay " +
+  "it, fix the arguments it names, or ask for the permission. The resources erp://api and erp://resources/{name} describe every field."
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -26,65 +39,171 @@ export const toolResult = (value: unknown): CallToolResult => ({
   ...(isRecord(value) ? { structuredContent: value } : {})
 })
 
+/**
+ * A refusal: the spec's error body as text. No `structuredContent`: clients validate that
+ * against the tool's `outputSchema`, which describes success.
+ */
 export const toolError = (body: ErrorBody): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify(body, null, 2) }],
-  structuredContent: { ...body },
   isError: true
 })
 
+/** Runs an effect in the host's runtime (a ManagedRuntime, or the HTTP request's own). */
+export type McpRunner<R> = <A, E>(effect: Effect.Effect<A, E, R>, options?: { readonly signal?: AbortSignal }) => Promise<A>
+
+type CallerEffect<R> = Effect.Effect<McpCaller, Unauthenticated | InvalidRequest, R>
+
 /**
- * Runs one tool call to a result, whatever happens: refusals become the spec's
+ * Runs one effect to a tool result, whatever happens: refusals become the spec's
  * error body, defects a logged 500. Only interruption (the client cancelled) escapes.
  */
-export const callTool = <R>(tool: ToolDefinition, principal: Effect.Effect<Principal, Unauthenticated | InvalidRequest, R>, args: ToolArguments) =>
-  Effect.flatMap(principal, (caller) => tool.run(caller, args)).pipe(
+const toResult = <R>(name: string, effect: Effect.Effect<unknown, DomainError, R>) =>
+  effect.pipe(
     Effect.map(toolResult),
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)
         ? Effect.interrupt
         : Option.match(Cause.failureOption(cause), {
           onSome: (error) => Effect.succeed(toolError(domainErrorBody(error))),
-          onNone: () => Effect.logError(`MCP tool ${tool.name} failed`, cause).pipe(Effect.as(toolError(internalErrorBody())))
+          onNone: () => Effect.logError(`MCP tool ${name} failed`, cause).pipe(Effect.as(toolError(internalErrorBody())))
         })
     ),
-    Effect.withSpan(`mcp.${tool.name}`)
+    Effect.withSpan(`mcp.${name}`)
   )
+
+const TENANT_ID_DESCRIPTION = "UUID of the tenant to act on (list_tenants names yours)."
+
+/** `tenant_id`, taken off the arguments: a string or nothing; anything else is refused before the tool runs. */
+const tenantArgument = (args: ToolArguments): Effect.Effect<{ readonly tenantId: string | undefined; readonly rest: ToolArguments }, InvalidRequest> => {
+  const { tenant_id: tenantId, ...rest } = args
+  return tenantId === undefined || typeof tenantId === "string"
+    ? Effect.succeed({ tenantId, rest })
+    : Effect.fail(invalid("tenant_id must be a string (a tenant's UUID)", "INVALID_ARGUMENTS", { tenant_id: ["must be a string"] }))
+}
+
+/** Runs a resource tool for the caller: the tenant it names, resolved with the same permission rules as REST. */
+export const callTool = <R>(tool: ToolDefinition, caller: CallerEffect<R>, args: ToolArguments) =>
+  toResult(tool.name, Effect.gen(function* () {
+    const { tenantId, rest } = yield* tenantArgument(args)
+    const principal = yield* Effect.flatMap(caller, (resolved) => resolved.principalFor(tenantId))
+    return yield* tool.run(principal, rest)
+  }))
+
+const LIST_TENANTS: Tool = {
+  name: "list_tenants",
+  title: "List tenants",
+  description: "The tenants you can act on, as {data: [{id, name, country_code, role}]} (role is admin or member for a user, null for " +
+    "an API key). Pass one's id as tenant_id to every other tool.",
+  inputSchema: { type: "object", properties: {}, required: [], additionalProperties: false },
+  outputSchema: {
+    type: "object",
+    properties: {
+      data: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            id: { type: "string" },
+            name: { type: "string" },
+            country_code: { type: "string" },
+            role: { anyOf: [{ type: "string", enum: ["admin", "member"] }, { type: "null" }] }
+          },
+          required: ["id", "name", "country_code", "role"]
+        }
+      }
+    },
+    required: ["data"]
+  },
+  annotations: { title: "List tenants", readOnlyHint: true, openWorldHint: false }
+}
+
+const listTenants = <R>(caller: CallerEffect<R>, args: ToolArguments) => {
+  const names = Object.keys(args)
+  return toResult("list_tenants", names.length > 0
+    ? Effect.fail(invalid(`Invalid arguments: this tool takes none, got ${names.join(", ")}`, "INVALID_ARGUMENTS",
+      Object.fromEntries(names.map((name) => [name, ["is not an argument of this tool"]]))))
+    : Effect.map(Effect.flatMap(caller, (resolved) => resolved.tenants), (data) => ({ data })))
+}
+
+/** A resource tool as `tools/list` shows it: with `tenant_id`, required when the caller chooses among tenants. */
+const listedTool = ({ name, title, description, inputSchema, outputSchema, annotations }: ToolDefinition, choosesTenant: boolean): Tool => {
+  const schema: ObjectJsonSchema = {
+    ...inputSchema,
+    properties: { tenant_id: { type: "string", format: "uuid", description: TENANT_ID_DESCRIPTION }, ...inputSchema.properties },
+    required: choosesTenant ? ["tenant_id", ...inputSchema.required] : [...inputSchema.required]
+  }
+  return {
+    name,
+    title,
+    description,
+    inputSchema: schema as Tool["inputSchema"],
+    ...(outputSchema === ANY_OBJECT ? {} : { outputSchema: outputSchema as Tool["outputSchema"] }),
+    annotations
+  }
+}
 
 export interface McpServerOptions<R> {
   /**
    * Resolves the caller on every call, not once per session, so a key revoked
-   * or expired mid-session stops working at once (401).
+   * or a token expired mid-session stops working at once (401).
    */
-  readonly principal: Effect.Effect<Principal, Unauthenticated | InvalidRequest, R>
-  readonly runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Tenancy, unknown>
+  readonly caller: CallerEffect<R>
+  /** Whether tools must name a tenant (a user's session); an API key's tools default to its tenant. */
+  readonly choosesTenant: boolean
+  readonly run: McpRunner<R | ResourceEngine | Tenancy | OAuth>
   /** Defaults to every tool derived from the resource registry. */
   readonly tools?: ReadonlyArray<ToolDefinition>
 }
 
-/** An MCP server (not yet connected) offering the registry's tools to one caller. */
+/** An MCP server (not yet connected) offering the registry's tools, contract resources and prompts to one caller. */
 export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
   const tools = options.tools ?? registryTools
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
-  const listed: Array<Tool> = tools.map(({ name, title, description, inputSchema, annotations }) => ({
-    name,
-    title,
-    description,
-    inputSchema: { ...inputSchema, required: [...inputSchema.required] },
-    annotations
-  }))
+  const listed: Array<Tool> = [LIST_TENANTS, ...tools.map((tool) => listedTool(tool, options.choosesTenant))]
 
-  const server = new Server({ name: "erp", version: MCP_SERVER_VERSION }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS })
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }))
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const tool = byName.get(request.params.name)
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools/list names the tools`)
+  const server = new Server(
+    { name: "erp", title: "ERP integrations API", version: MCP_SERVER_VERSION },
+    { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} }, instructions: INSTRUCTIONS }
+  )
+  const run = async (name: string, effect: Effect.Effect<CallToolResult, never, R | ResourceEngine | Tenancy | OAuth>, signal: AbortSignal) => {
     try {
-      return await options.runtime.runPromise(callTool(tool, options.principal, request.params.arguments ?? {}), { signal: extra.signal })
+      return await options.run(effect, { signal })
     } catch (error) {
       // The runtime itself failed (the store could not be opened) or the call was cancelled; the agent still gets an answer.
-      console.error(`MCP tool ${tool.name} could not run:`, error)
+      console.error(`MCP tool ${name} could not run:`, error)
       return toolError(internalErrorBody())
     }
+  }
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }))
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const args = request.params.arguments ?? {}
+    if (request.params.name === LIST_TENANTS.name) return run(LIST_TENANTS.name, listTenants(options.caller, args), extra.signal)
+    const tool = byName.get(request.params.name)
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools/list names the tools`)
+    return run(tool.name, callTool(tool, options.caller, args), extra.signal)
+  })
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: contractResources() }))
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: [] }))
+  server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+    const contents = readContractResource(request.params.uri)
+    if (!contents) throw new McpError(ErrorCode.InvalidParams, `Unknown resource "${request.params.uri}"; resources/list names them`)
+    return { contents: [contents] }
+  })
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts }))
+  // Tools log nothing to the client (the operator's log has it all), so any level is accepted and nothing changes.
+  server.setRequestHandler(SetLevelRequestSchema, () => ({}))
+  // A prompt's tenant_id completes to the caller's tenants (id first, then name); nothing else has a closed set of values.
+  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    if (request.params.ref.type !== "ref/prompt" || request.params.argument.name !== "tenant_id") return { completion: { values: [], hasMore: false } }
+    const typed = request.params.argument.value.toLowerCase()
+    const tenants = await options.run(Effect.orElseSucceed(Effect.flatMap(options.caller, (caller) => caller.tenants), () => []))
+    const values = tenants.filter((tenant) => tenant.id.startsWith(typed) || tenant.name.toLowerCase().includes(typed)).map((tenant) => tenant.id)
+    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } }
+  })
+  server.setRequestHandler(GetPromptRequestSchema, (request) => {
+    const prompt = getPrompt(request.params.name, request.params.arguments ?? {})
+    if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}"; prompts/list names them`)
+    return prompt
   })
   return server
 }

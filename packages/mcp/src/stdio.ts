@@ -1,6 +1,7 @@
-import { Authenticator, explainStartupFailure, layerCore, type StoreLocation, Unauthenticated } from "@erp/core"
+import { Authenticator, explainStartupFailure, layerCore, type StoreLocation, Tenancy, Unauthenticated } from "@erp/core"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Cause, Effect, Exit, Layer, Logger, ManagedRuntime, Option } from "effect"
+import { boundCaller, type McpCaller, userCaller } from "./caller.js"
 import { makeMcpServer } from "./server.js"
 
 /**
@@ -23,12 +24,16 @@ const asError = (cause: Cause.Cause<unknown>): Error => {
   return error instanceof Error ? error : new Error(String(error))
 }
 
+/** Who the stdio server acts for: an API key (its tenant), or a local user (every tenant of theirs, via list_tenants). */
+export type StdioCredential = { readonly apiKey: string } | { readonly user: string }
+
 /**
- * Serves the registry's tools over stdin/stdout for one API key, until the
- * client closes stdin or the process is told to stop; then closes the store.
- * Rejects when the store cannot be opened or the key is refused.
+ * Serves the registry's tools over stdin/stdout, until the client closes stdin or the
+ * process is told to stop; then closes the store. Rejects when the store cannot be
+ * opened, the key is refused or the user is unknown. A local user is trusted as the
+ * operator who starts the process (no password: whoever runs this command can open the store anyway).
  */
-export const runStdio = async (options: { readonly apiKey: string; readonly store: StoreLocation }): Promise<void> => {
+export const runStdio = async (options: StdioCredential & { readonly store: StoreLocation }): Promise<void> => {
   const restoreConsole = routeConsoleToStderr()
   const runtime = ManagedRuntime.make(layerCore(options.store).pipe(Layer.provideMerge(layerStderrLogger)))
   const signals = ["SIGINT", "SIGTERM"] as const
@@ -38,18 +43,28 @@ export const runStdio = async (options: { readonly apiKey: string; readonly stor
     // A store that cannot be opened reads as one plain line (a StartupError), as for every command.
     if (Exit.isFailure(opened)) throw explainStartupFailure(opened.cause, { store: options.store })
 
-    // Over stdio only API keys apply, so a tenant question cannot arise; any refusal is the key's.
-    const authenticate = Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(options.apiKey)).pipe(
-      Effect.catchTag("InvalidRequest", (error) => Effect.fail(new Unauthenticated({ message: error.message, code: error.code })))
-    )
-    const checked = await runtime.runPromiseExit(authenticate)
+    const caller: Effect.Effect<McpCaller, Unauthenticated, Authenticator | Tenancy> = "apiKey" in options
+      // The key is checked again on every call, so one revoked mid-session stops at once.
+      ? Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(options.apiKey)).pipe(
+        Effect.catchTag("InvalidRequest", (error) => Effect.fail(new Unauthenticated({ message: error.message, code: error.code }))),
+        Effect.map(boundCaller)
+      )
+      : Effect.flatMap(Tenancy, (tenancy) => tenancy.getUser(options.user)).pipe(
+        Effect.mapError(() => new Unauthenticated({ message: `No user ${options.user}`, code: "USER_NOT_FOUND" })),
+        Effect.map((user) => userCaller(user.id))
+      )
+    const checked = await runtime.runPromiseExit(caller)
     if (Exit.isFailure(checked)) {
       const refused = Option.getOrUndefined(Cause.failureOption(checked.cause))
       if (!(refused instanceof Unauthenticated)) throw asError(checked.cause)
-      throw new Error(`The API key was refused: ${refused.message}`)
+      throw new Error("apiKey" in options ? `The API key was refused: ${refused.message}` : `${refused.message}: create it with erp users create`)
     }
 
-    const server = makeMcpServer({ principal: authenticate, runtime })
+    const server = makeMcpServer({
+      caller,
+      choosesTenant: checked.value.choosesTenant,
+      run: (effect, runOptions) => runtime.runPromise(effect, runOptions)
+    })
     const closed = new Promise<void>((resolve) => {
       server.onclose = resolve
     })

@@ -2,6 +2,7 @@ import {
   allResources,
   publicResources,
   type AnyResource,
+  pageOf,
   type DomainError,
   fieldErrors,
   type InvalidRequest,
@@ -16,7 +17,7 @@ import {
 } from "@erp/core"
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import { type Context, Effect, Schema } from "effect"
-import { inputJsonSchema, type ObjectJsonSchema } from "./json-schema.js"
+import { ANY_OBJECT, inputJsonSchema, type ObjectJsonSchema, outputJsonSchema } from "./json-schema.js"
 import { listArguments, toQueryParams, unsupportedListArguments } from "./list-arguments.js"
 
 export type ToolArguments = Readonly<Record<string, unknown>>
@@ -29,6 +30,8 @@ export interface ToolDefinition {
   readonly title: string
   readonly description: string
   readonly inputSchema: ObjectJsonSchema
+  /** The shape of `structuredContent` on success; clients validate it. */
+  readonly outputSchema: ObjectJsonSchema
   readonly annotations: ToolAnnotations
   readonly run: (principal: Principal, args: ToolArguments) => Effect.Effect<unknown, DomainError, ResourceEngine | Tenancy>
 }
@@ -102,6 +105,7 @@ const listTool = (resource: AnyResource): ToolDefinition => {
       "otherwise. While pagination.has_next_page is true, call again with cursor set to pagination.next_cursor. " +
       `See the filters argument for the fields you can filter on.${required}`,
     inputSchema,
+    outputSchema: outputJsonSchema(pageOf(resource.record, `${resource.title}Page`)),
     annotations: { title: `List ${plural(resource)}`, readOnlyHint: true, openWorldHint: false },
     run: (principal, input) => decode(input).pipe(Effect.flatMap((params) => withEngine((engine) => engine.list(resource, principal, params))))
   }
@@ -117,6 +121,7 @@ const getTool = (resource: AnyResource): ToolDefinition => {
     title: `Get a ${resource.singular}`,
     description: `One ${resource.singular} by id. ${resource.description}`,
     inputSchema: inputJsonSchema(args),
+    outputSchema: outputJsonSchema(resource.record),
     annotations: { title: `Get a ${resource.singular}`, readOnlyHint: true, openWorldHint: false },
     run: (principal, input) =>
       decodeArguments(args, input).pipe(
@@ -169,6 +174,7 @@ const lookupTool = (resource: AnyResource, lookup: Lookup): ToolDefinition => {
     title: `Get a ${resource.singular} by ${lookup.name}`,
     description: `${lookup.description} ${resource.description}`,
     inputSchema: inputJsonSchema(args),
+    outputSchema: outputJsonSchema(resource.record),
     annotations: { title: `Get a ${resource.singular} by ${lookup.name}`, readOnlyHint: true, openWorldHint: false },
     run: (principal, input) =>
       decodeArguments(args, input).pipe(
@@ -186,7 +192,10 @@ const createTool = (resource: AnyResource, write: Writes): ToolDefinition => ({
   title: `Create a ${resource.singular}`,
   description: `Creates a ${resource.singular} and answers the stored record. ${resource.description} ` +
     "Money and quantities are decimal strings such as \"10.50\".",
-  inputSchema: inputJsonSchema(write.createInput),
+  // The declared example is a valid body: agents copy its shape.
+  inputSchema: { ...inputJsonSchema(write.createInput), examples: [write.example] },
+  // With createMany a create may answer { data: [...] } instead of the record.
+  outputSchema: write.createGroup ? ANY_OBJECT : outputJsonSchema(resource.record),
   annotations: { title: `Create a ${resource.singular}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   run: (principal, input) => withEngine((engine) => engine.create(resource, principal, input))
 })
@@ -202,6 +211,7 @@ const updateTool = (resource: AnyResource, write: Writes): ToolDefinition => {
     description: `Changes the fields given of the ${resource.singular} with this id and answers the stored record; ` +
       "fields left out stay as they are, null clears an optional field.",
     inputSchema: { ...fields, properties: { ...idSchema.properties, ...fields.properties }, required: ["id", ...fields.required] },
+    outputSchema: outputJsonSchema(resource.record),
     annotations: { title: `Update a ${resource.singular}`, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: (principal, { id: given, ...changes }) =>
       decodeArguments(id, given === undefined ? {} : { id: given }).pipe(
@@ -218,6 +228,7 @@ const deleteTool = (resource: AnyResource): ToolDefinition => {
     description: `Soft-deletes the ${resource.singular} with this id: it keeps a deleted_at and leaves lists and get ` +
       "unless with_deleted is true.",
     inputSchema: inputJsonSchema(args),
+    outputSchema: outputJsonSchema(Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) })),
     annotations: { title: `Delete a ${resource.singular}`, readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     run: (principal, input) =>
       decodeArguments(args, input).pipe(
@@ -254,6 +265,7 @@ const actionTool = (resource: AnyResource, action: ResourceAction): ToolDefiniti
       properties: { ...idSchema.properties, ...body?.properties },
       required: [...idSchema.required, ...(body?.required ?? [])]
     },
+    outputSchema: action.output ? outputJsonSchema(action.output) : ANY_OBJECT,
     annotations: { title: action.summary, readOnlyHint: !writes, destructiveHint: action.method === "DELETE", idempotentHint: false, openWorldHint: false },
     run: (principal, input) => {
       const given: Record<string, unknown> = {}
@@ -296,28 +308,5 @@ export const resourceTools = (resource: AnyResource): ReadonlyArray<ToolDefiniti
   ...(resource.actions ?? []).map((action) => actionTool(resource, action))
 ]
 
-const noArguments = (input: ToolArguments): Effect.Effect<void, InvalidRequest> => {
-  const names = Object.keys(input)
-  return names.length === 0
-    ? Effect.void
-    : Effect.fail(invalid(`Invalid arguments: this tool takes none, got ${names.join(", ")}`, "INVALID_ARGUMENTS",
-      Object.fromEntries(names.map((name) => [name, ["is not an argument of this tool"]]))))
-}
-
-/** The spec's `list_tenants`: an API key belongs to exactly one tenant, so it answers that one. */
-export const listTenantsTool: ToolDefinition = {
-  name: "list_tenants",
-  title: "List tenants",
-  description: "The tenants this credential acts on, as {data: [{id, name, country_code}]}. An API key belongs to exactly one " +
-    "tenant, and every other tool works on it.",
-  inputSchema: { type: "object", properties: {}, required: [], additionalProperties: false },
-  annotations: { title: "List tenants", readOnlyHint: true, openWorldHint: false },
-  run: (principal, input) =>
-    noArguments(input).pipe(
-      Effect.zipRight(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(principal.tenantId))),
-      Effect.map(({ id, name, country_code }) => ({ data: [{ id, name, country_code }] }))
-    )
-}
-
-/** Every tool the server offers, derived from the resource registry. */
-export const tools: ReadonlyArray<ToolDefinition> = [listTenantsTool, ...publicResources(allResources).flatMap(resourceTools)]
+/** Every resource tool, derived from the registry; `list_tenants` is the server's own (it depends on the caller). */
+export const tools: ReadonlyArray<ToolDefinition> = publicResources(allResources).flatMap(resourceTools)

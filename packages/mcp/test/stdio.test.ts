@@ -49,6 +49,8 @@ describe.each(storeKinds)("erp mcp over stdio on %s", (kind) => {
   let tenantName: string
   let token: string
   let revokedToken: string
+  let userEmail: string
+  let otherTenantId: string
 
   beforeAll(async () => {
     expect(fs.existsSync(BIN), "build the CLI first: npm run build").toBe(true)
@@ -62,6 +64,13 @@ describe.each(storeKinds)("erp mcp over stdio on %s", (kind) => {
       const revoked = yield* tenancy.createApiKey({ tenantId, name: "old agent", permissions: ALL_PERMISSIONS })
       yield* tenancy.revokeApiKey(revoked.key.id)
       revokedToken = revoked.token
+      // A user who is admin here and a read-only member of a second tenant.
+      userEmail = `stdio-${randomUUID().slice(0, 8)}@example.com`
+      const user = yield* tenancy.createUser({ email: userEmail, name: "Stdio User" })
+      yield* tenancy.addMember({ tenantId, userId: user.id, role: "admin" })
+      const other = yield* tenancy.createTenant({ name: `${tenantName} US`, countryCode: "US" })
+      otherTenantId = other.id
+      yield* tenancy.addMember({ tenantId: other.id, userId: user.id, role: "member", permissions: [{ resource_code: "products", can_read: true, can_create: false, can_update: false, can_delete: false }] })
     }))
   })
 
@@ -84,7 +93,7 @@ describe.each(storeKinds)("erp mcp over stdio on %s", (kind) => {
     expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["list_tenants", "list_products", "create_product", "delete_customer"]))
 
     const tenants = await client.callTool({ name: "list_tenants", arguments: {} })
-    expect(tenants.structuredContent).toEqual({ data: [{ id: tenantId, name: tenantName, country_code: "BR" }] })
+    expect(tenants.structuredContent).toEqual({ data: [{ id: tenantId, name: tenantName, country_code: "BR", role: null }] })
 
     const created = await client.callTool({ name: "create_product", arguments: { name: "Stdio chair", sale_price: "99.9" } })
     expect(created.isError).toBeFalsy()
@@ -126,8 +135,48 @@ describe.each(storeKinds)("erp mcp over stdio on %s", (kind) => {
     const client = new Client({ name: "erp-config-test", version: "0.0.0" })
     await client.connect(new StdioClientTransport({ command: process.execPath, args, env, stderr: "ignore" }))
     const tenants = await client.callTool({ name: "list_tenants", arguments: {} })
-    expect(tenants.structuredContent).toEqual({ data: [{ id: tenantId, name: tenantName, country_code: "BR" }] })
+    expect(tenants.structuredContent).toEqual({ data: [{ id: tenantId, name: tenantName, country_code: "BR", role: null }] })
     await client.close()
+  }, 60_000)
+
+  it("serves a local user (--user) in each of their tenants, within each role", async () => {
+    const client = new Client({ name: "erp-user-test", version: "0.0.0" })
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "--user", userEmail, ...storeFlags(store)], env: childEnv, stderr: "ignore" }))
+    const text = (result: Awaited<ReturnType<typeof client.callTool>>) => JSON.parse((result.content as Array<{ text: string }>)[0].text)
+
+    const tenants = (await client.callTool({ name: "list_tenants", arguments: {} })).structuredContent as { data: Array<{ id: string; role: string }> }
+    expect(tenants.data.map(({ id, role }) => ({ id, role })).sort((a, b) => a.role.localeCompare(b.role)))
+      .toEqual([{ id: tenantId, role: "admin" }, { id: otherTenantId, role: "member" }])
+    const { tools } = await client.listTools()
+    expect(tools.find((tool) => tool.name === "list_products")!.inputSchema.required).toContain("tenant_id")
+
+    const unnamed = await client.callTool({ name: "list_products", arguments: {} })
+    expect(unnamed.isError).toBe(true)
+    expect(text(unnamed)).toMatchObject({ status_code: 400, code: "TENANT_REQUIRED" })
+    const created = await client.callTool({ name: "create_product", arguments: { tenant_id: tenantId, name: "Made as a user" } })
+    expect(created.isError, JSON.stringify(created.content)).toBeFalsy()
+    // A member without the create permission is refused as over REST; reading is allowed.
+    const denied = await client.callTool({ name: "create_product", arguments: { tenant_id: otherTenantId, name: "Not allowed" } })
+    expect(text(denied)).toMatchObject({ status_code: 403, code: "PERMISSION_DENIED" })
+    expect((await client.callTool({ name: "list_products", arguments: { tenant_id: otherTenantId } })).isError).toBeFalsy()
+    // A tenant the user is not a member of does not exist for them.
+    const stranger = await client.callTool({ name: "list_products", arguments: { tenant_id: randomUUID() } })
+    expect(text(stranger)).toMatchObject({ status_code: 404, code: "TENANT_NOT_FOUND" })
+    await client.close()
+  }, 60_000)
+
+  it("refuses an unknown --user before serving anything", async () => {
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [BIN, "mcp", "--user", "nobody@example.com", ...storeFlags(store)], { env: childEnv })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk) => (stdout += chunk))
+      child.stderr.on("data", (chunk) => (stderr += chunk))
+      child.on("close", (code) => resolve({ code, stdout, stderr }))
+    })
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toMatch(/No user nobody@example.com/)
+    expect(result.stdout).toBe("")
   }, 60_000)
 
   it.each([

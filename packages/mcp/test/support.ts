@@ -1,5 +1,5 @@
-import { Authenticator, type InvalidRequest, type Principal, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
-import { makeMcpServer, type ToolDefinition } from "@erp/mcp"
+import { Authenticator, type InvalidRequest, type OAuth, type Principal, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
+import { boundCaller, makeMcpServer, type McpCaller, type ToolDefinition } from "@erp/mcp"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
 import { Effect, type ManagedRuntime } from "effect"
@@ -15,11 +15,19 @@ export interface ToolCall {
 
 /** An SDK client talking to a fresh server in memory, as an agent host would over a real transport. */
 export const connectClient = async <R>(
-  runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Tenancy, unknown>,
+  runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Tenancy | OAuth, unknown>,
   principal: Effect.Effect<Principal, Unauthenticated | InvalidRequest, R>,
   tools?: ReadonlyArray<ToolDefinition>
+) => connectCaller(runtime, Effect.map(principal, boundCaller), false, tools)
+
+/** As `connectClient`, for any caller (a user choosing among tenants). */
+export const connectCaller = async <R>(
+  runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Tenancy | OAuth, unknown>,
+  caller: Effect.Effect<McpCaller, Unauthenticated | InvalidRequest, R>,
+  choosesTenant: boolean,
+  tools?: ReadonlyArray<ToolDefinition>
 ) => {
-  const server = makeMcpServer({ principal, runtime, ...(tools ? { tools } : {}) })
+  const server = makeMcpServer({ caller, choosesTenant, run: (effect, options) => runtime.runPromise(effect, options), ...(tools ? { tools } : {}) })
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   const client = new Client({ name: "erp-test", version: "0.0.0" })

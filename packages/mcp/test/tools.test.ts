@@ -8,6 +8,7 @@ import {
   ResourceEngine,
   publicResources,
   resources as registry,
+  OAuth,
   Tenancy
 } from "@erp/core"
 import { Cause, Effect, Either, Layer, Logger, ManagedRuntime } from "effect"
@@ -119,7 +120,8 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
 
   it("list_tenants answers the key's own tenant", async () => {
     const body = await admin.ok("list_tenants")
-    expect(body).toEqual({ data: [{ id: tenant.id, name: tenant.name, country_code: "BR" }] })
+    // An API key has permissions but no role.
+    expect(body).toEqual({ data: [{ id: tenant.id, name: tenant.name, country_code: "BR", role: null }] })
     expect((await admin.refused("list_tenants", { tenant_id: tenant.id }, 400)).details.fields).toHaveProperty("tenant_id")
   })
 
@@ -300,6 +302,7 @@ describe("a tool that fails unexpectedly", () => {
   const runtime = ManagedRuntime.make(Layer.mergeAll(
     Layer.succeed(ResourceEngine, { list: () => broken, search: () => broken, get: () => broken, lookup: () => broken, create: () => broken, update: () => broken, remove: () => broken, restore: () => broken, action: () => broken }),
     Layer.succeed(Tenancy, Tenancy.of({ getTenant: () => Effect.succeed({ id: principal.tenantId, name: "Stub", country_code: "BR" }) } as never)),
+    Layer.succeed(OAuth, OAuth.of({} as never)),
     Logger.replace(Logger.defaultLogger, Logger.make(({ message, cause }) => logged.push(`${String(message)} ${Cause.pretty(cause)}`)))
   ))
   afterAll(() => runtime.dispose())

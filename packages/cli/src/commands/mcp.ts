@@ -5,13 +5,19 @@ import { storeFrom, type StoreFlags } from "../runtime.js"
 export const registerMcp = (program: Command) =>
   program
     .command("mcp")
-    .description("Serve MCP tools over stdio for an agent, with an API key's permissions")
+    .description("Serve MCP tools over stdio for an agent: with an API key's permissions, or as a local user in every tenant of theirs")
     .option("--api-key <token>", "API key sk_… (or ERP_API_KEY)", process.env.ERP_API_KEY)
+    .option("--user <email>", "act as this user (email or id) in each of their tenants, within each role (or ERP_MCP_USER)", process.env.ERP_MCP_USER)
     .addHelpText("after", `
 Example (an MCP client starts it; examples/mcp-client-config.json has the entry):
   ERP_API_KEY=sk_... node /path/to/erp/packages/cli/bin/erp.js mcp --data-dir /path/to/erp/.erp-data
+  node /path/to/erp/packages/cli/bin/erp.js mcp --user ana@example.com   (tools take tenant_id; list_tenants names them)
+Over HTTP the same tools are served by \`erp serve\` at POST / (OAuth JWTs, see the README).
 `)
-    .action(async (options: { apiKey?: string }, command: Command) => {
-      if (!options.apiKey) throw new Error("Give --api-key sk_… or set ERP_API_KEY")
-      await runStdio({ apiKey: options.apiKey, store: storeFrom(command.optsWithGlobals<StoreFlags>()) })
+    .action(async (options: { apiKey?: string; user?: string }, command: Command) => {
+      const store = storeFrom(command.optsWithGlobals<StoreFlags>())
+      if (options.apiKey && options.user) throw new Error("Give either --api-key or --user, not both")
+      if (options.user) return runStdio({ user: options.user, store })
+      if (!options.apiKey) throw new Error("Give --api-key sk_… (or ERP_API_KEY), or --user EMAIL")
+      await runStdio({ apiKey: options.apiKey, store })
     })

@@ -29,34 +29,49 @@ const boundTo = (principal: Principal, tenantId: string | undefined): Effect.Eff
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
 /**
+ * Who a credential is, before any tenant is chosen: a user (a JWT carries only the
+ * user; the tenant is chosen per request or per MCP call), or a principal already bound
+ * to one tenant (`sk_` API keys, `svc_` tokens issued for one company).
+ */
+export type Identity =
+  | { readonly kind: "user"; readonly userId: string; readonly scopes: ReadonlyArray<string> | undefined }
+  | { readonly kind: "bound"; readonly principal: Principal }
+
+/**
  * Turns the `Authorization` header of any transport into a principal, each token
  * kind by its shape: `sk_` API keys, `svc_` OAuth access tokens, JWTs of this
  * server or of the configured identity provider.
  */
 export class Authenticator extends Context.Tag("erp/core/Authenticator")<Authenticator, {
   readonly authenticate: (authorization: string | undefined, context?: RequestContext) => Effect.Effect<Principal, Unauthenticated | InvalidRequest>
+  /** The credential's identity, with no tenant resolved yet (MCP sessions are bound to it). */
+  readonly identify: (authorization: string | undefined, context?: Omit<RequestContext, "tenantId">) => Effect.Effect<Identity, Unauthenticated>
 }>() {
   static readonly layer = Layer.effect(
     Authenticator,
     Effect.gen(function* () {
       const tenancy = yield* Tenancy
       const oauth = yield* OAuth
-      return Authenticator.of({
-        authenticate: (authorization, context = {}) => {
-          const token = tokenFromAuthorization(authorization)
-          if (!token) {
-            return Effect.fail(
-              new Unauthenticated({ message: "Authentication required: send Authorization: Bearer <token>", code: "MISSING_CREDENTIALS" })
-            )
-          }
-          if (token.startsWith("sk_")) return Effect.flatMap(tenancy.authenticateApiKey(token), (principal) => boundTo(principal, context.tenantId))
-          if (token.startsWith("svc_")) return Effect.flatMap(oauth.accessPrincipal(token), (principal) => boundTo(principal, context.tenantId))
-          if (JWT.test(token) && context.issuer) {
-            return Effect.flatMap(oauth.verifyJwt(token, { issuer: context.issuer }), ({ userId, scopes }) =>
-              oauth.userPrincipal(userId, context.tenantId, scopes))
-          }
-          return Effect.fail(new Unauthenticated({ message: "The token is not a recognised credential", code: "INVALID_CREDENTIALS" }))
+      const identify = (authorization: string | undefined, context: RequestContext = {}): Effect.Effect<Identity, Unauthenticated> => {
+        const token = tokenFromAuthorization(authorization)
+        if (!token) {
+          return Effect.fail(
+            new Unauthenticated({ message: "Authentication required: send Authorization: Bearer <token>", code: "MISSING_CREDENTIALS" })
+          )
         }
+        const bound = (principal: Principal): Identity => ({ kind: "bound", principal })
+        if (token.startsWith("sk_")) return Effect.map(tenancy.authenticateApiKey(token), bound)
+        if (token.startsWith("svc_")) return Effect.map(oauth.accessPrincipal(token), bound)
+        if (JWT.test(token) && context.issuer) {
+          return Effect.map(oauth.verifyJwt(token, { issuer: context.issuer }), ({ userId, scopes }): Identity => ({ kind: "user", userId, scopes }))
+        }
+        return Effect.fail(new Unauthenticated({ message: "The token is not a recognised credential", code: "INVALID_CREDENTIALS" }))
+      }
+      return Authenticator.of({
+        identify,
+        authenticate: (authorization, context = {}) =>
+          Effect.flatMap(identify(authorization, context), (identity): Effect.Effect<Principal, Unauthenticated | InvalidRequest> =>
+            identity.kind === "bound" ? boundTo(identity.principal, context.tenantId) : oauth.userPrincipal(identity.userId, context.tenantId, identity.scopes))
       })
     })
   )

@@ -21,6 +21,7 @@ import { layerSecretBox } from "../secrets/secret-key.js"
 import { layerSealedSecrets, SEALED_COLUMNS, sealContext } from "./sealed-secrets.js"
 import { layerSigningKeys } from "./signing-keys.js"
 import { randomBytes } from "node:crypto"
+import { layerMcpSessionsSql } from "./mcp-sessions.js"
 
 /** Migrations applied, and the catalogs loaded the first time the store is opened. */
 export const layerMigrated = Layer.effectDiscard(
@@ -47,7 +48,7 @@ export const layerCursorSecret = Layer.effect(
 )
 
 /** Every core service over an open, migrated store. */
-export const layerServices = (oauth: Partial<OAuthSettings> = {}, taxEngine: Layer.Layer<TaxEngine> = builtInTaxEngine) =>
+export const layerServices = (oauth: Partial<OAuthSettings> = {}, taxEngine: Layer.Layer<TaxEngine> = builtInTaxEngine, mcp: CoreOptions["mcp"] = {}) =>
   Layer.mergeAll(ResourceEngine.layer, Authenticator.layer, layerEventRetention).pipe(
     Layer.provideMerge(taxEngine),
     Layer.provideMerge(layerOAuth),
@@ -60,6 +61,7 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}, taxEngine: Lay
         layerTenancy,
         layerRateLimiterSql,
         layerSigningKeys,
+        layerMcpSessionsSql(mcp.sessionIdleSeconds),
         OAuthConfig.layer(oauth)
       )
     ),
@@ -77,6 +79,8 @@ export interface CoreOptions {
   readonly previousSecretKey?: string
   /** The tax engine invoices use; the built-in one (fiscal rules, US state rates) unless an embedding app plugs in its own. */
   readonly taxEngine?: Layer.Layer<TaxEngine>
+  /** MCP over HTTP: how long an unused session lives (default `ERP_MCP_SESSION_IDLE_SECONDS` or one hour). */
+  readonly mcp?: { readonly sessionIdleSeconds?: number }
 }
 
 /**
@@ -85,7 +89,7 @@ export interface CoreOptions {
  * migrates it, and provides the services, the `SqlClient` and the `SecretBox`.
  */
 export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
-  layerServices(options.oauth, options.taxEngine).pipe(
+  layerServices(options.oauth, options.taxEngine, options.mcp).pipe(
     Layer.provideMerge(layerStore(location)),
     Layer.provideMerge(layerSecretBox(location, {
       ...process.env,

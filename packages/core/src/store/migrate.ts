@@ -9,6 +9,7 @@ import finance from "./migrations/0006_finance.js"
 import rateLimitWindows from "./migrations/0007_rate_limit_windows.js"
 import sealedSecrets from "./migrations/0008_sealed_secrets.js"
 import sales from "./migrations/0009_sales.js"
+import mcpSessions from "./migrations/0010_mcp_sessions.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -20,7 +21,8 @@ export const migrations = {
   "0006_finance": finance,
   "0007_rate_limit_windows": rateLimitWindows,
   "0008_sealed_secrets": sealedSecrets,
-  "0009_sales": sales
+  "0009_sales": sales,
+  "0010_mcp_sessions": mcpSessions
 }
 
 const run = Migrator.make({})

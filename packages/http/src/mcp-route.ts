@@ -1,0 +1,68 @@
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Authenticator, domainErrorBody, McpSessions, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
+import { serveMcpHttp } from "@erp/mcp"
+import { Context, Effect, Layer, Runtime } from "effect"
+import { readJsonBody } from "./body.js"
+import { bearerChallenge, publicUrl } from "./public-url.js"
+
+/** Browser origins allowed to call MCP over HTTP besides loopback ones and the public URL's; `*` allows every origin. */
+export class McpAllowedOrigins extends Context.Tag("erp/http/McpAllowedOrigins")<McpAllowedOrigins, ReadonlyArray<string> | "*">() {
+  /** `ERP_MCP_ALLOWED_ORIGINS`: comma-separated origins, or `*`. */
+  static readonly fromEnv = (given?: ReadonlyArray<string> | "*") => {
+    const raw = process.env.ERP_MCP_ALLOWED_ORIGINS?.trim()
+    const value = given ?? (raw === "*" ? "*" : (raw ?? "").split(",").map((origin) => origin.trim()).filter(Boolean))
+    return Layer.succeed(McpAllowedOrigins, value)
+  }
+}
+
+const jsonRpcParseError = (message: string, status: number) =>
+  HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code: -32700, message }, id: null }, { status })
+
+/**
+ * The MCP server over Streamable HTTP at `/` (POST messages, GET the server's stream,
+ * DELETE to end a session). The credential is validated on every request before the
+ * session is looked at; a 401 carries the challenge that leads a client to discovery.
+ */
+export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const authenticator = yield* Authenticator
+    const sessions = yield* McpSessions
+    const config = yield* OAuthConfig
+    const configured = yield* Effect.serviceOption(McpAllowedOrigins)
+    const runtime = yield* Effect.runtime<ResourceEngine | Tenancy | OAuth>()
+    const run = Runtime.runPromise(runtime)
+
+    const handler = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const base = publicUrl(config, request)
+      const identified = yield* Effect.either(authenticator.identify(request.headers.authorization, { issuer: base }))
+      if (identified._tag === "Left") {
+        const error = identified.left
+        return HttpServerResponse.unsafeJson(domainErrorBody(error), {
+          status: 401,
+          headers: { "www-authenticate": bearerChallenge(base, error.code === "MISSING_CREDENTIALS" ? undefined : "invalid_token") }
+        })
+      }
+      let body: unknown = undefined
+      if (request.method === "POST") {
+        const read = yield* Effect.either(readJsonBody(request))
+        if (read._tag === "Left") {
+          const status = read.left.status_code
+          return jsonRpcParseError(status === 413 ? read.left.message : `Parse error: ${read.left.message}`, status === 413 ? 413 : 400)
+        }
+        body = read.right
+      }
+      const allowed = configured._tag === "Some" ? configured.value : []
+      // Only a configured public URL counts: one derived from Host is the attacker's own in a DNS-rebinding attack.
+      const origins = allowed === "*" ? "*" : config.publicUrl ? [...allowed, new URL(config.publicUrl).origin] : allowed
+      const web = new Request(new URL(request.url, base), { method: request.method, headers: new Headers(request.headers as Record<string, string>) })
+      const response = yield* Effect.promise((signal) =>
+        serveMcpHttp({ request: new Request(web, { signal }), body, identity: identified.right }, { sessions, run, allowedOrigins: origins })
+      )
+      return HttpServerResponse.fromWeb(response)
+    })
+    yield* router.post("/", handler)
+    yield* router.get("/", handler)
+    yield* router.del("/", handler)
+  })
+)
