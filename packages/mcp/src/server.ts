@@ -1,4 +1,4 @@
-import type { InvalidRequest, Principal, ResourceEngine, Tenancy, Unauthenticated } from "@erp/core"
+import { checkUntrustedJson, type InvalidRequest, type Principal, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   type CallToolResult,
@@ -37,7 +37,11 @@ export const toolError = (body: ErrorBody): CallToolResult => ({
  * error body, defects a logged 500. Only interruption (the client cancelled) escapes.
  */
 export const callTool = <R>(tool: ToolDefinition, principal: Effect.Effect<Principal, Unauthenticated | InvalidRequest, R>, args: ToolArguments) =>
-  Effect.flatMap(principal, (caller) => tool.run(caller, args)).pipe(
+  Effect.flatMap(principal, (caller) => {
+    // Every argument passes the same rules as an HTTP body before any tool reads it.
+    const untrusted = checkUntrustedJson(args, "arguments")
+    return untrusted ? Effect.fail(untrusted) : tool.run(caller, args)
+  }).pipe(
     Effect.map(toolResult),
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)

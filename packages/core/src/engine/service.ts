@@ -5,6 +5,7 @@ import { type Conflict, type FieldErrors, type Forbidden, invalid, type InvalidR
 import { Conflict as ConflictError } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
 import { decodeBody } from "./decode.js"
+import { checkUntrustedParams } from "./untrusted-input.js"
 import { applyChildren, applyInput, changedValues, childPlan, emptyPlan, withComputed } from "./draft.js"
 import type { AnyField } from "./field.js"
 import { type FilterNode, isUuid, makeCondition, parseBracketFilters } from "./filter.js"
@@ -49,6 +50,12 @@ export const requireId = (resource: AnyResource, id: string) =>
       ? Effect.succeed(String(Number(id)))
       : Effect.fail(invalid(`id must be a positive integer, got "${id}"`, "INVALID_ID"))
     : requireUuid(id)
+
+/** NUL or a lone surrogate in any query parameter: 400 before anything reads it. */
+const untrustedParams = (params: QueryParams) => {
+  const problem = checkUntrustedParams(params)
+  return problem ? Effect.fail(problem) : Effect.void
+}
 
 const and = (...nodes: ReadonlyArray<FilterNode | undefined>): FilterNode | undefined => {
   const present = nodes.filter((node): node is FilterNode => node !== undefined)
@@ -160,6 +167,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const services = yield* Effect.context<CatalogLookup>()
 
         const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, params: QueryParams) {
+          yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           yield* requireFilters(resource, params)
           // The caller's visibility narrows the filter, and is part of the query a cursor is bound to.
@@ -218,6 +226,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           Option.match({ onNone: () => Effect.fail(notFound(resource)), onSome: (row: Row) => Effect.succeed(row) })
 
         const get = Effect.fn("ResourceEngine.get")(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
+          yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           const withDeleted = yield* withDeletedParam(params)
           const checked = yield* requireId(resource, id)
@@ -227,6 +236,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         })
 
         const lookup = Effect.fn("ResourceEngine.lookup")(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {
+          yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           const declared = resource.lookups?.find((candidate) => candidate.name === name)
           if (!declared) return yield* Effect.fail(notFound(resource))
