@@ -7,6 +7,7 @@ import { CursorSecret, encodeCursor } from "./cursor.js"
 import { decodeBody } from "./decode.js"
 import { checkUntrustedParams } from "./untrusted-input.js"
 import { applyChildren, applyInput, changedValues, childPlan, emptyPlan, withComputed } from "./draft.js"
+import { INT4_MAX } from "./fields.js"
 import type { AnyField } from "./field.js"
 import { type FilterNode, isUuid, makeCondition, parseBracketFilters } from "./filter.js"
 import { type ListShape, parseBoolean, parseListQuery, type QueryParams } from "./list-query.js"
@@ -41,12 +42,11 @@ export const notFound = (resource: Pick<AnyResource, "title" | "notFoundCode">) 
 export const requireUuid = (id: string, name = "id") =>
   isUuid(id) ? Effect.succeed(id.toLowerCase()) : Effect.fail(invalid(`${name} must be a UUID, got "${id}"`, "INVALID_ID"))
 
-const MAX_INTEGER_ID = 2_147_483_647
 
 /** The resource's id type decides what a well-formed id is. */
 export const requireId = (resource: AnyResource, id: string) =>
   isIntegerId(resource)
-    ? /^\d{1,10}$/.test(id) && Number(id) <= MAX_INTEGER_ID
+    ? /^\d{1,10}$/.test(id) && Number(id) <= INT4_MAX
       ? Effect.succeed(String(Number(id)))
       : Effect.fail(invalid(`id must be a positive integer, got "${id}"`, "INVALID_ID"))
     : requireUuid(id)

@@ -71,7 +71,7 @@ describe.each(storeKinds)("untrusted input on %s", (kind) => {
     }
     const nul = await fetch(`${host.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "grant_type=authorization_code&client_id=%00" })
     expect(nul.status).toBe(400)
-    expect((await nul.json()).error_description).toMatch(/^client_id .*NUL/)
+    expect(((await nul.json()) as { error_description: string }).error_description).toMatch(/^client_id .*NUL/)
     const revoke = await fetch(`${host.url}/oauth/revoke`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "token=%00&client_id=a" })
     expect(revoke.status).toBe(400)
     const authorize = await fetch(`${host.url}/oauth/authorize?client_id=%00&response_type=code`)
