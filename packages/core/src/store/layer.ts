@@ -14,12 +14,17 @@ import { layerTenancy } from "./tenancy.js"
 import { layerOAuth } from "./oauth.js"
 import { layerRateLimiterSql } from "./rate-limiter.js"
 import { OAuthConfig, type OAuthSettings } from "../oauth/settings.js"
+import { TenantGate, type TenantGateSettings } from "./tenant-gate.js"
 
 /** Migrations applied, and the catalogs loaded the first time the store is opened. */
 export const layerMigrated = Layer.effectDiscard(
   Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
     yield* migrate
-    if (!(yield* catalogsCurrent)) yield* seedCatalogsAndRecord
+    // Loading the catalogs may rightly run longer than a request's statement timeout.
+    if (!(yield* catalogsCurrent)) {
+      yield* sql.withTransaction(Effect.zipRight(sql`SET LOCAL statement_timeout = 0`, seedCatalogsAndRecord))
+    }
   }).pipe(Effect.orDie)
 )
 
@@ -53,8 +58,14 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}) =>
 export interface CoreOptions {
   /** OAuth settings beyond those taken from the environment (ERP_PUBLIC_URL, ERP_JWT_*, …). */
   readonly oauth?: Partial<OAuthSettings>
+  /** Turns per tenant in the store, beyond the environment's (ERP_TENANT_CONCURRENCY, ERP_TENANT_QUEUE_MS). */
+  readonly tenantGate?: Partial<TenantGateSettings>
 }
 
 /** The core over a store location: opens it, migrates it, and provides the services and the `SqlClient`. */
 export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
-  layerServices(options.oauth).pipe(Layer.provideMerge(layerStore(location)))
+  layerServices(options.oauth).pipe(
+    // The embedded store runs one statement at a time: more turns per tenant would only queue there.
+    Layer.provideMerge(TenantGate.layer({ defaultConcurrency: location.kind === "postgres" ? 4 : 1, ...options.tenantGate })),
+    Layer.provideMerge(layerStore(location))
+  )
