@@ -24,11 +24,11 @@ const RETRY_PAUSE = "100 millis"
 /** Seconds a client should wait before trying again after a 429 or 503 of ours. */
 export const RETRY_AFTER_SECONDS = 1
 
-const ANSWERS: Record<StoreFailure | "DEFECT", { readonly status: number; readonly message: string; readonly code: string }> = {
-  STATEMENT_TIMEOUT: { status: 503, message: "The request ran longer than the store allows and was stopped; try again later, or narrow its filters", code: "STATEMENT_TIMEOUT" },
-  STORE_BUSY: { status: 503, message: "The store is busy; try again shortly", code: "STORE_BUSY" },
-  CONNECTION_LOST: { status: 503, message: "The connection to the store was lost; try again shortly", code: "STORE_UNAVAILABLE" },
-  DEFECT: { status: 500, message: "Internal server error", code: "INTERNAL_ERROR" }
+const ANSWERS: Record<StoreFailure | "Defect", { readonly status: number; readonly message: string; readonly code: string }> = {
+  StatementTimeout: { status: 503, message: "The request ran longer than the store allows and was stopped; try again later, or narrow its filters", code: "STATEMENT_TIMEOUT" },
+  StoreBusy: { status: 503, message: "The store is busy; try again shortly", code: "STORE_BUSY" },
+  ConnectionLost: { status: 503, message: "The connection to the store was lost; try again shortly", code: "STORE_UNAVAILABLE" },
+  Defect: { status: 500, message: "Internal server error", code: "INTERNAL_ERROR" }
 }
 
 const firstLine = (text: string): string => text.split("\n")[0].slice(0, 500)
@@ -52,7 +52,7 @@ const describeDefect = (cause: Cause.Cause<unknown>): NonNullable<RequestTrace["
  */
 export const answerFailure = (cause: Cause.Cause<unknown>, trace: RequestTrace): HttpServerResponse.HttpServerResponse => {
   const storeFailure = storeFailureOf(cause)
-  const answer = ANSWERS[storeFailure ?? "DEFECT"]
+  const answer = ANSWERS[storeFailure ?? "Defect"]
   trace.failure = storeFailure ? { ...describeDefect(cause), tag: storeFailure } : describeDefect(cause)
   const body = { ...errorBody(answer.status, `${answer.message} (request id ${trace.requestId})`, answer.code), request_id: trace.requestId }
   return HttpServerResponse.unsafeJson(body, {
@@ -61,7 +61,7 @@ export const answerFailure = (cause: Cause.Cause<unknown>, trace: RequestTrace):
   })
 }
 
-const isConnectionLost = (cause: Cause.Cause<unknown>) => storeFailureOf(cause) === "CONNECTION_LOST"
+const isConnectionLost = (cause: Cause.Cause<unknown>) => storeFailureOf(cause) === "ConnectionLost"
 
 /**
  * Around the API's router (inside the platform's own error handling, which would answer an

@@ -5,7 +5,7 @@ import { Cause } from "effect"
  * from defects: PostgreSQL cancelled a statement at the timeout, no connection came free
  * in time, or the connection died under the request.
  */
-export type StoreFailure = "STATEMENT_TIMEOUT" | "STORE_BUSY" | "CONNECTION_LOST"
+export type StoreFailure = "StatementTimeout" | "StoreBusy" | "ConnectionLost"
 
 /** SQLSTATEs of a session that ended (admin shutdown, crash, idle transaction) or a broken link. */
 const LOST_CODES = new Set(["57P01", "57P02", "57P03", "25P03", "08000", "08003", "08006", "ECONNRESET", "EPIPE", "ECONNREFUSED"])
@@ -18,9 +18,9 @@ const classify = (error: unknown): StoreFailure | undefined => {
   for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
     const code = (current as { code?: unknown }).code
     const message = String((current as { message?: unknown }).message ?? "")
-    if (code === "57014") return "STATEMENT_TIMEOUT"
-    if (/timeout exceeded when trying to connect/i.test(message)) return "STORE_BUSY"
-    if ((typeof code === "string" && LOST_CODES.has(code)) || LOST_MESSAGES.test(message)) return "CONNECTION_LOST"
+    if (code === "57014") return "StatementTimeout"
+    if (/timeout exceeded when trying to connect/i.test(message)) return "StoreBusy"
+    if ((typeof code === "string" && LOST_CODES.has(code)) || LOST_MESSAGES.test(message)) return "ConnectionLost"
     current = (current as { cause?: unknown }).cause
   }
   return undefined

@@ -1,7 +1,7 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { textProblem } from "@erp/core"
 import { Effect } from "effect"
-import { MAX_BODY_BYTES } from "../body.js"
+import { MAX_BODY_BYTES, readBounded } from "../body.js"
 
 export class FormError {
   readonly _tag = "FormError"
@@ -18,8 +18,9 @@ export const readForm = (request: HttpServerRequest.HttpServerRequest) =>
     if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
       return yield* Effect.fail(new FormError("The body must be application/x-www-form-urlencoded"))
     }
-    if (Number(request.headers["content-length"] ?? "0") > MAX_BODY_BYTES) return yield* Effect.fail(new FormError("The body is too large"))
-    const text = yield* request.text.pipe(Effect.mapError(() => new FormError("The body could not be read")))
+    const bytes = yield* readBounded(request, MAX_BODY_BYTES).pipe(Effect.mapError(() => new FormError("The body could not be read")))
+    if (bytes === undefined) return yield* Effect.fail(new FormError("The body is too large"))
+    const text = bytes.toString("utf8")
     // No prototype: a field named `constructor` or `__proto__` is just a field.
     const form: Record<string, string> = Object.create(null)
     for (const [name, value] of new URLSearchParams(text)) {

@@ -1,3 +1,4 @@
+import * as http from "node:http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../../test/support/stores.js"
@@ -162,5 +163,34 @@ describe.each(storeKinds)("untrusted input on %s", (kind) => {
     expect(words.status).toBe(400)
     expect(words.body.message).toMatch(/16 words/)
     expect((await send("GET", `/products?search=${"a".repeat(201)}`)).status).toBe(400)
+  })
+
+  it("answers a chunked body over 1 MiB with 413, not a reset connection", async () => {
+    const url = new URL(`${host.url}/products`)
+    const answer = await new Promise<{ status?: number; body?: string; error?: string }>((resolve) => {
+      const request = http.request(
+        { host: url.hostname, port: url.port, path: url.pathname, method: "POST", headers: { authorization: `Bearer ${tenant.token}`, "content-type": "application/json", "transfer-encoding": "chunked" } },
+        (response) => {
+          let body = ""
+          response.on("data", (chunk) => (body += chunk))
+          response.on("end", () => resolve({ status: response.statusCode, body }))
+        }
+      )
+      request.on("error", (error) => resolve({ error: error.message }))
+      const chunk = Buffer.alloc(64 * 1024, 0x20)
+      let sent = 0
+      const pump = () => {
+        while (sent < 3 * 1024 * 1024) {
+          sent += chunk.length
+          if (!request.write(chunk)) return void request.once("drain", pump)
+        }
+        request.end()
+      }
+      request.write('{"name":"x","description":"')
+      pump()
+    })
+    expect(answer.error).toBeUndefined()
+    expect(answer.status).toBe(413)
+    expect(JSON.parse(answer.body!).code).toBe("PAYLOAD_TOO_LARGE")
   })
 })
