@@ -6,7 +6,7 @@ export class TenantBusy extends Data.TaggedError("TenantBusy")<{ readonly concur
 export interface TenantGateSettings {
   /** Requests of one tenant in the store at once (`ERP_TENANT_CONCURRENCY`). */
   readonly concurrency: number
-  /** Longest a request waits for its tenant's turn before 429 (`ERP_TENANT_QUEUE_MS`, default 2,000). */
+  /** Longest a request waits for its tenant's turn before 429 (`ERP_TENANT_QUEUE_MS`, default 10,000). */
   readonly waitMs: number
 }
 
@@ -32,7 +32,7 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
     Layer.sync(TenantGate, () => {
       const settings: TenantGateSettings = {
         concurrency: options.concurrency ?? fromEnv("ERP_TENANT_CONCURRENCY", options.defaultConcurrency),
-        waitMs: options.waitMs ?? fromEnv("ERP_TENANT_QUEUE_MS", 2_000)
+        waitMs: options.waitMs ?? fromEnv("ERP_TENANT_QUEUE_MS", 10_000)
       }
       const gates = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
       const enter = (tenantId: string) => {
