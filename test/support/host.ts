@@ -1,4 +1,4 @@
-import { ALL_PERMISSIONS, type AnyResource, layerCore, type OAuthSettings, type PermissionGrant, type StoreLocation, type TaxEngine, Tenancy } from "@erp/core"
+import { ALL_PERMISSIONS, type AnyResource, layerCore, type OAuthSettings, type PermissionGrant, type StoreLocation, type TaxEngine, Tenancy, type TenantGateSettings } from "@erp/core"
 import { HttpServer } from "@effect/platform"
 import { layerNodeServer, SignInHook } from "@erp/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
@@ -13,6 +13,8 @@ export interface TestTenant {
 
 export interface TestHostOptions {
   readonly oauth?: Partial<OAuthSettings>
+  /** Turns per tenant in the store (the default: the store's). */
+  readonly tenantGate?: Partial<TenantGateSettings>
   /** Serve these resources instead of the built-in registry (engine tests with fixtures). */
   readonly resources?: ReadonlyArray<AnyResource>
   /** A tax engine in place of the built-in one (an embedding app's). */
@@ -26,7 +28,7 @@ type CoreServices = Layer.Layer.Success<ReturnType<typeof layerCore>>
 
 /** A host started on a random port over `store`, with the core at hand to make tenants and keys. */
 export const startTestHost = async (store: StoreLocation, options: TestHostOptions = {}) => {
-  const core = layerCore(store, { ...(options.oauth ? { oauth: options.oauth } : {}), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}), ...(options.mcp ? { mcp: options.mcp } : {}) }).pipe(
+  const core = layerCore(store, { ...(options.oauth ? { oauth: options.oauth } : {}), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}), ...(options.mcp ? { mcp: options.mcp } : {}), ...(options.tenantGate ? { tenantGate: options.tenantGate } : {}) }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
   )
   const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}) }).pipe(Layer.provideMerge(core)))

@@ -4,7 +4,7 @@ import { actionParameters, allResources, type AnyResource, pageOf, publicResourc
 import { Schema } from "effect"
 import { Authentication } from "./authentication.js"
 import { listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
-import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, TooManyRequests, UnprocessableEntity } from "./errors.js"
+import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, ServiceUnavailable, TooManyRequests, UnprocessableEntity } from "./errors.js"
 
 const idPath = (resource: AnyResource) =>
   Schema.Struct({ id: Schema.String.annotations({ description: resource.idType === "integer" ? "Integer id of the record" : "UUID of the record" }) })
@@ -134,6 +134,7 @@ export class HealthGroup extends HttpApiGroup.make("health")
 const base = HttpApi.make("erp")
   .add(HealthGroup)
   .addError(InternalServerError)
+  .addError(ServiceUnavailable)
   .annotate(OpenApi.Title, "erp Integrations API")
   .annotate(OpenApi.Version, "v1")
   .annotate(OpenApi.Description, "Multi-tenant ERP integrations API. Send `api-version: v1` (the default) to pin the contract.")
@@ -152,4 +153,4 @@ export const Api = makeApi(allResources)
  * The registry builds groups at run time, so their names are not literal types;
  * handlers for a resource group see the API through this view.
  */
-export type ResourceApi = HttpApi.HttpApi<"erp", ResourceGroup, HttpApiDecodeError | InternalServerError>
+export type ResourceApi = HttpApi.HttpApi<"erp", ResourceGroup, HttpApiDecodeError | InternalServerError | ServiceUnavailable>

@@ -20,6 +20,7 @@ import { layerAuthentication } from "./authentication.js"
 import { layerHandlers, makeHandlers } from "./handlers.js"
 import { checkPortFree } from "./listen.js"
 import { withHostConcerns } from "./middleware.js"
+import { layerServerFailures } from "./server-errors.js"
 import { SignInHook } from "./oauth/authorize.js"
 import { layerOAuthRoutes } from "./oauth/routes.js"
 import { layerMcpRoutes, McpAllowedOrigins } from "./mcp-route.js"
@@ -33,7 +34,7 @@ import { publicPath, routedUrl, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
 export const makeHttpApiLayer = (registry: ReadonlyArray<AnyResource> = allResources) => {
   const api = registry === allResources ? Api : makeApi(registry)
   const handlers = registry === allResources ? layerHandlers : makeHandlers(api, registry)
-  return Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes, layerMcpRoutes).pipe(
+  return Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes, layerMcpRoutes, layerServerFailures).pipe(
     Layer.provideMerge(HttpApiBuilder.api(api).pipe(Layer.provide(handlers), Layer.provide(layerAuthentication)))
   )
 }

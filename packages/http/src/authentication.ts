@@ -3,6 +3,7 @@ import { Authenticator, CurrentPrincipal, OAuthConfig } from "@erp/core"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { BadRequest, toApiError, Unauthorized } from "./errors.js"
 import { publicUrl } from "./public-url.js"
+import { noteTenant } from "./server-errors.js"
 
 /** `Authorization` carries `Bearer <token>` or the bare token, so it is declared as a header credential. */
 const authorizationHeader = HttpApiSecurity.apiKey({ in: "header", key: "Authorization" }).pipe(
@@ -23,10 +24,12 @@ export const layerAuthentication = Layer.effect(
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const tenantId = request.headers["x-tenant-id"]
-          return yield* authenticator.authenticate(Redacted.value(credential), {
+          const principal = yield* authenticator.authenticate(Redacted.value(credential), {
             issuer: publicUrl(config, request),
             ...(tenantId ? { tenantId } : {})
           })
+          yield* noteTenant(principal.tenantId)
+          return principal
         }).pipe(Effect.mapError((error) => toApiError(error) as Unauthorized | BadRequest))
     }))
 )

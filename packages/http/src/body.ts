@@ -1,21 +1,44 @@
-import { HttpIncomingMessage, type HttpServerRequest } from "@effect/platform"
-import { Effect, Option } from "effect"
+import type { HttpServerRequest } from "@effect/platform"
+import { Effect, Stream } from "effect"
 import { apiError } from "./errors.js"
 
 /** Largest JSON body accepted (the spec leaves it open; 1 MiB fits any single record). */
 export const MAX_BODY_BYTES = 1024 * 1024
 
+/**
+ * How much of a body over its limit is still read (and thrown away) so the client, still
+ * sending, receives the 413 instead of a reset connection; past this the connection is cut.
+ */
+export const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024
+
+/**
+ * A body as bytes, `undefined` when it is over `maxBytes` (declared or, chunked, as it arrives).
+ * The rest of a body over the limit is read and discarded up to `DRAIN_LIMIT_BYTES`.
+ */
+export const readBounded = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
+  Effect.gen(function* () {
+    if (Number(request.headers["content-length"] ?? "0") > DRAIN_LIMIT_BYTES) return undefined
+    const { parts, size } = yield* request.stream.pipe(
+      Stream.mapAccum(0, (seen, chunk: Uint8Array) => [seen + chunk.byteLength, [seen + chunk.byteLength, chunk] as const]),
+      Stream.takeUntil(([seen]) => seen > DRAIN_LIMIT_BYTES),
+      Stream.runFold({ parts: [] as Array<Uint8Array>, size: 0 }, (state, [seen, chunk]) => {
+        if (seen <= maxBytes) state.parts.push(chunk)
+        state.size = seen
+        return state
+      })
+    )
+    return size > maxBytes ? undefined : Buffer.concat(parts)
+  })
+
 /** Reads a JSON body: 413 over the limit, 400 when it is not JSON. */
 export const readJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.gen(function* () {
-    const declared = Number(request.headers["content-length"] ?? "0")
     const tooLarge = apiError(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`, "PAYLOAD_TOO_LARGE")
-    if (declared > MAX_BODY_BYTES) return yield* Effect.fail(tooLarge)
-    const text = yield* request.text.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(MAX_BODY_BYTES)),
-      Effect.mapError((error) => (String(error.cause).includes("maxBytes") ? tooLarge : apiError(400, "The request body could not be read", "INVALID_BODY")))
+    const bytes = yield* readBounded(request, MAX_BODY_BYTES).pipe(
+      Effect.mapError(() => apiError(400, "The request body could not be read", "INVALID_BODY"))
     )
-    if (Buffer.byteLength(text) > MAX_BODY_BYTES) return yield* Effect.fail(tooLarge)
+    if (bytes === undefined) return yield* Effect.fail(tooLarge)
+    const text = bytes.toString("utf8")
     if (text.trim() === "") return yield* Effect.fail(apiError(400, "The request body must be a JSON object", "INVALID_BODY"))
     return yield* Effect.try({
       try: () => JSON.parse(text) as unknown,
@@ -26,12 +49,9 @@ export const readJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
 /** Reads a file body (an OFX statement) as bytes: 413 over `maxBytes`. */
 export const readRawBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
   Effect.gen(function* () {
-    const tooLarge = apiError(413, `The request body exceeds ${maxBytes} bytes`, "PAYLOAD_TOO_LARGE")
-    if (Number(request.headers["content-length"] ?? "0") > maxBytes) return yield* Effect.fail(tooLarge)
-    const buffer = yield* request.arrayBuffer.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(maxBytes)),
-      Effect.mapError((error) => (String(error.cause).includes("maxBytes") ? tooLarge : apiError(400, "The request body could not be read", "INVALID_BODY")))
+    const bytes = yield* readBounded(request, maxBytes).pipe(
+      Effect.mapError(() => apiError(400, "The request body could not be read", "INVALID_BODY"))
     )
-    if (buffer.byteLength > maxBytes) return yield* Effect.fail(tooLarge)
-    return new Uint8Array(buffer)
+    if (bytes === undefined) return yield* Effect.fail(apiError(413, `The request body exceeds ${maxBytes} bytes`, "PAYLOAD_TOO_LARGE"))
+    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
   })

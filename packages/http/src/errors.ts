@@ -25,8 +25,15 @@ export class NotFound extends Schema.Class<NotFound>("NotFound")(ErrorBody(404),
 export class Conflict extends Schema.Class<Conflict>("Conflict")(ErrorBody(409), annotate<Conflict>(409, "Duplicate of an existing record")) {}
 export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLarge")(ErrorBody(413), annotate<PayloadTooLarge>(413, "Request body over the size limit")) {}
 export class UnprocessableEntity extends Schema.Class<UnprocessableEntity>("UnprocessableEntity")(ErrorBody(422), annotate<UnprocessableEntity>(422, "Well-formed input the business rules refuse; details.fields names each field")) {}
-export class TooManyRequests extends Schema.Class<TooManyRequests>("TooManyRequests")(ErrorBody(429), annotate<TooManyRequests>(429, "Rate limit exceeded")) {}
-export class InternalServerError extends Schema.Class<InternalServerError>("InternalServerError")(ErrorBody(500), annotate<InternalServerError>(500, "Internal failure")) {}
+export class TooManyRequests extends Schema.Class<TooManyRequests>("TooManyRequests")(ErrorBody(429), annotate<TooManyRequests>(429, "Rate limit exceeded, or more of the tenant's requests at once than it may have; see Retry-After")) {}
+export class InternalServerError extends Schema.Class<InternalServerError>("InternalServerError")(
+  { ...ErrorBody(500), request_id: Schema.optional(Schema.String) },
+  annotate<InternalServerError>(500, "Internal failure; request_id names it in the server's log")
+) {}
+export class ServiceUnavailable extends Schema.Class<ServiceUnavailable>("ServiceUnavailable")(
+  { ...ErrorBody(503), request_id: Schema.optional(Schema.String) },
+  annotate<ServiceUnavailable>(503, "The store cut the statement at its time limit, had no free connection in time, or lost the connection; see Retry-After")
+) {}
 
 export const ERROR_CLASSES = [
   BadRequest,
@@ -37,7 +44,8 @@ export const ERROR_CLASSES = [
   PayloadTooLarge,
   UnprocessableEntity,
   TooManyRequests,
-  InternalServerError
+  InternalServerError,
+  ServiceUnavailable
 ] as const
 
 export type ApiError = InstanceType<(typeof ERROR_CLASSES)[number]>

@@ -1,16 +1,19 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { allResources, type AnyResource, CurrentPrincipal, publicResources, type DomainError, type QueryParams, ResourceEngine } from "@erp/core"
+import { allResources, type AnyResource, CurrentPrincipal, publicResources, type DomainError, type QueryParams, ResourceEngine, TenantBusy, TenantGate } from "@erp/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { Api, type ResourceApi } from "./api.js"
 import { readJsonBody, readRawBody } from "./body.js"
-import { type ApiError, errorBody, InternalServerError, toApiError } from "./errors.js"
+import { type ApiError, apiError, errorBody, InternalServerError, toApiError } from "./errors.js"
 
 /** Query string pairs in order, repeated keys kept. */
 export const queryParams = (request: HttpServerRequest.HttpServerRequest): QueryParams => {
   const query = request.url.indexOf("?")
   return query < 0 ? [] : [...new URLSearchParams(request.url.slice(query + 1)).entries()]
 }
+
+const tenantBusy = (busy: TenantBusy) =>
+  apiError(429, `Too many requests of this tenant at once (${busy.concurrency} run at a time; the wait for a turn exceeded ${busy.waitMs} ms); retry after the Retry-After delay`, "TOO_MANY_CONCURRENT_REQUESTS")
 
 const mapDomain = Effect.mapError((error: DomainError) => toApiError(error))
 
@@ -31,9 +34,15 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
   HttpApiBuilder.group(api, resource.name, (handlers) =>
     Effect.gen(function* () {
       const engine = yield* ResourceEngine
+      const gate = yield* TenantGate
       const principal = CurrentPrincipal
+      /** The store work of a request, in its tenant's turn (bodies are read before: a slow upload holds no turn). */
+      const gated = <A, R>(effect: Effect.Effect<A, ApiError, R>) =>
+        Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, effect)).pipe(
+          Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : error))
+        )
       const respond = <A>(effect: Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
-        effect.pipe(mapDomain, Effect.map((body) => json(body, status)))
+        gated(effect.pipe(mapDomain, Effect.map((body) => json(body, status))))
       const byName: Record<string, Handler> = {
         list: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.list(resource, caller, queryParams(request)))),
         search: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.search(resource, caller, queryParams(request)))),
@@ -43,10 +52,10 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
         update: ({ path, request }) =>
           Effect.flatMap(readJsonBody(request), (body) => respond(Effect.flatMap(principal, (caller) => engine.update(resource, caller, path.id, body)))),
         remove: ({ path }) =>
-          Effect.flatMap(principal, (caller) => engine.remove(resource, caller, path.id)).pipe(
+          gated(Effect.flatMap(principal, (caller) => engine.remove(resource, caller, path.id)).pipe(
             mapDomain,
             Effect.as(HttpServerResponse.empty({ status: 204 }))
-          )
+          ))
       }
       for (const action of resource.actions ?? []) {
         byName[`action_${action.name}`] = ({ path, request }) =>
@@ -54,7 +63,7 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
             const body = action.raw ? yield* readRawBody(request, action.raw.maxBytes) : action.input ? yield* readJsonBody(request) : undefined
             const { id, ...params } = path
             const caller = yield* principal
-            const output = yield* engine.action(resource, action, caller, id, params, body).pipe(mapDomain)
+            const output = yield* gated(engine.action(resource, action, caller, id, params, body).pipe(mapDomain))
             return action.output ? json(output, action.successStatus ?? 200) : HttpServerResponse.empty({ status: 204 })
           })
       }

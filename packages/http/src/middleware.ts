@@ -4,6 +4,7 @@ import { Context, Effect, Option } from "effect"
 import { bearerChallenge, publicUrl } from "./public-url.js"
 import { randomUUID } from "node:crypto"
 import { errorBody } from "./errors.js"
+import { CurrentTrace, logServerError, RETRY_AFTER_SECONDS, type RequestTrace } from "./server-errors.js"
 
 export const SUPPORTED_VERSIONS = ["v1"] as const
 export const CURRENT_VERSION = "v1"
@@ -30,6 +31,9 @@ const finalize = (requestId: string, path: string, issuer: string) => (response:
     out = HttpServerResponse.unsafeJson(errorBody(out.status, message, code), { status: out.status, headers: out.headers })
   }
   // RFC 9728: the challenge points clients (MCP ones above all) at the resource metadata.
+  if ((out.status === 429 || out.status === 503) && !out.headers["retry-after"]) {
+    out = HttpServerResponse.setHeader(out, "retry-after", String(RETRY_AFTER_SECONDS))
+  }
   if (out.status === 401 && !out.headers["www-authenticate"]) {
     out = HttpServerResponse.setHeader(out, "www-authenticate", bearerChallenge(issuer))
   }
@@ -59,6 +63,10 @@ export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defa
       return done(HttpServerResponse.unsafeJson(errorBody(400, message, "INVALID_API_VERSION"), { status: 400 }))
     }
     if (Option.isSome(arrived) && !arrived.value.routed) return done(HttpServerResponse.empty({ status: 404 }))
-    yield* HttpApp.appendPreResponseHandler((_request, response) => Effect.succeed(done(response)))
-    return yield* app.pipe(Effect.annotateLogs({ request_id: requestId }))
+    const trace: RequestTrace = { requestId, method: request.method, path }
+    yield* HttpApp.appendPreResponseHandler((_request, response) => {
+      const out = done(response)
+      return out.status >= 500 ? Effect.as(logServerError(trace, out.status), out) : Effect.succeed(out)
+    })
+    return yield* app.pipe(Effect.annotateLogs({ request_id: requestId }), Effect.locally(CurrentTrace, trace))
   })

@@ -1,5 +1,4 @@
-import type { DomainError, InvalidRequest, OAuth, ResourceEngine, Tenancy, Unauthenticated } from "@erp/core"
-import { invalid } from "@erp/core"
+import { checkUntrustedJson, type DomainError, invalid, type InvalidRequest, type OAuth, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   type CallToolResult,
@@ -84,6 +83,9 @@ const tenantArgument = (args: ToolArguments): Effect.Effect<{ readonly tenantId:
 /** Runs a resource tool for the caller: the tenant it names, resolved with the same permission rules as REST. */
 export const callTool = <R>(tool: ToolDefinition, caller: CallerEffect<R>, args: ToolArguments) =>
   toResult(tool.name, Effect.gen(function* () {
+    // Every argument passes the same rules as an HTTP body before any tool reads it.
+    const untrusted = checkUntrustedJson(args, "arguments")
+    if (untrusted) return yield* Effect.fail(untrusted)
     const { tenantId, rest } = yield* tenantArgument(args)
     const principal = yield* Effect.flatMap(caller, (resolved) => resolved.principalFor(tenantId))
     return yield* tool.run(principal, rest)

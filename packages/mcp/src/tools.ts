@@ -4,7 +4,8 @@ import {
   type AnyResource,
   pageOf,
   type DomainError,
-  fieldErrors,
+  checkUntrustedJson,
+  invalidFields,
   type InvalidRequest,
   actionParameters,
   invalid,
@@ -42,14 +43,13 @@ const toolName = (verb: string, noun: string) => `${verb}_${noun.replace(/[^A-Za
 const plural = (resource: AnyResource) => resource.name.replace(/-/g, " ")
 
 /** Tool arguments are checked like an HTTP body: every problem named, unknown names refused. */
-const decodeArguments = <A, I>(schema: Schema.Schema<A, I>, args: ToolArguments): Effect.Effect<A, InvalidRequest> =>
-  Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })(args).pipe(
-    Effect.mapError((error) => {
-      const fields = fieldErrors(error)
-      const summary = Object.entries(fields).map(([field, reasons]) => `${field} ${reasons.join(", ")}`).join("; ")
-      return invalid(`Invalid arguments: ${summary}`, "INVALID_ARGUMENTS", fields)
-    })
+const decodeArguments = <A, I>(schema: Schema.Schema<A, I>, args: ToolArguments): Effect.Effect<A, InvalidRequest> => {
+  const untrusted = checkUntrustedJson(args, "arguments")
+  if (untrusted) return Effect.fail(untrusted)
+  return Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })(args).pipe(
+    Effect.mapError((error) => invalidFields(error, "Invalid arguments", "INVALID_ARGUMENTS"))
   )
+}
 
 const withoutProperties = (schema: ObjectJsonSchema, names: ReadonlyArray<string>): ObjectJsonSchema => ({
   ...schema,

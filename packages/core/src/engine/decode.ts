@@ -1,5 +1,6 @@
 import { Effect, ParseResult, Schema } from "effect"
 import { type FieldErrors, InvalidRequest } from "../errors.js"
+import { capFieldErrors, checkUntrustedJson } from "./untrusted-input.js"
 
 const describe = (issue: ParseResult.ArrayFormatterIssue): string => {
   switch (issue._tag) {
@@ -23,22 +24,35 @@ const ABSENT_MEMBER = /^Expected (null|undefined), actual /
  * only complaint is that it is not null when one of its keys is the real problem.
  */
 export const fieldErrors = (error: ParseResult.ParseError): FieldErrors => {
-  const raw: Record<string, Array<string>> = {}
+  const raw = new Map<string, Array<string>>()
   for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
     const name = issue.path.length === 0 ? "body" : issue.path.map(String).join(".")
-    const reasons = (raw[name] ??= [])
+    let reasons = raw.get(name)
+    if (!reasons) raw.set(name, (reasons = []))
     const reason = describe(issue)
+    // Reasons per field are few (one per union member); the list stays short.
     if (!reasons.includes(reason)) reasons.push(reason)
   }
+  // Every proper prefix of every name, once: "has a deeper field" in one pass, not a scan per name.
+  const parents = new Set<string>()
+  for (const name of raw.keys()) {
+    for (let dot = name.indexOf("."); dot >= 0; dot = name.indexOf(".", dot + 1)) parents.add(name.slice(0, dot))
+  }
   const fields: Record<string, Array<string>> = {}
-  const names = Object.keys(raw)
-  for (const name of names) {
-    const meaningful = raw[name].filter((reason) => !ABSENT_MEMBER.test(reason))
-    const hasDeeper = names.some((other) => other.startsWith(`${name}.`))
+  for (const [name, reasons] of raw) {
+    const meaningful = reasons.filter((reason) => !ABSENT_MEMBER.test(reason))
     if (meaningful.length > 0) fields[name] = meaningful
-    else if (!hasDeeper) fields[name] = raw[name]
+    else if (!parents.has(name)) fields[name] = reasons
   }
   return fields
+}
+
+/** The 400 for a schema failure: each field named, at most `INPUT_LIMITS.maxFieldErrors` of them. */
+export const invalidFields = (error: ParseResult.ParseError, what: string, code: string): InvalidRequest => {
+  const { fields, omitted } = capFieldErrors(fieldErrors(error))
+  const summary = Object.entries(fields).map(([field, reasons]) => `${field} ${reasons.join(", ")}`).join("; ")
+  const more = omitted > 0 ? ` (and ${omitted} more field${omitted === 1 ? "" : "s"})` : ""
+  return new InvalidRequest({ message: `${what}: ${summary}${more}`, code, fields })
 }
 
 /** Decodes a JSON request body with a resource's input schema; any problem is a 400 naming each field. */
@@ -46,11 +60,9 @@ export const decodeBody = <A, I>(schema: Schema.Schema<A, I>, body: unknown): Ef
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     return Effect.fail(new InvalidRequest({ message: "The request body must be a JSON object", code: "INVALID_BODY" }))
   }
+  const untrusted = checkUntrustedJson(body)
+  if (untrusted) return Effect.fail(untrusted)
   return Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })(body).pipe(
-    Effect.mapError((error) => {
-      const fields = fieldErrors(error)
-      const summary = Object.entries(fields).map(([field, reasons]) => `${field} ${reasons.join(", ")}`).join("; ")
-      return new InvalidRequest({ message: `Invalid request body: ${summary}`, code: "INVALID_BODY", fields })
-    })
+    Effect.mapError((error) => invalidFields(error, "Invalid request body", "INVALID_BODY"))
   )
 }

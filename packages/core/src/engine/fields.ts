@@ -1,3 +1,6 @@
+/** PostgreSQL's `integer`: ids and whole numbers above it name nothing and would overflow the column. */
+export const INT4_MAX = 2_147_483_647
+
 /** The value types a list filter understands (spec "Filter operators"). */
 export type FieldType = "string" | "number" | "boolean" | "date" | "datetime" | "uuid"
 

@@ -1,5 +1,6 @@
 import { Either } from "effect"
 import { InvalidRequest, invalid } from "../errors.js"
+import { textProblem } from "./untrusted-input.js"
 import { allowedOperators, type FilterField, type Operator, OPERATORS } from "./fields.js"
 
 /** A filter after validation: values are typed and normalised. */
@@ -24,8 +25,19 @@ export const isValidDate = (text: string): boolean => {
     date.getUTCDate() === Number(match[3])
 }
 
+/** PostgreSQL's `timestamptz` takes offsets up to ±15:59; JavaScript takes more, so both are checked here. */
+const OFFSET = /([+-])(\d{2}):?(\d{2})$/
+
+const isValidOffset = (text: string): boolean => {
+  const match = OFFSET.exec(text)
+  return !match || (Number(match[2]) <= 15 && Number(match[3]) <= 59)
+}
+
 const isValidDatetime = (text: string): boolean =>
-  DATETIME.test(text) && isValidDate(text.slice(0, 10)) && !Number.isNaN(Date.parse(text))
+  DATETIME.test(text) && isValidDate(text.slice(0, 10)) && isValidOffset(text) && !Number.isNaN(Date.parse(text))
+
+/** Digits a number filter may carry: any stored numeric fits, and nothing longer costs the store a parse. */
+const MAX_NUMBER_LENGTH = 40
 
 /** Turns one raw value into the typed value for the field and operator, or says why not. */
 const parseValue = (name: string, field: FilterField, op: Operator, raw: unknown): Either.Either<FilterValue, string> => {
@@ -37,11 +49,13 @@ const parseValue = (name: string, field: FilterField, op: Operator, raw: unknown
   if (raw === null || raw === undefined) return Either.left(`${name}[${op}] needs a value`)
   const text = typeof raw === "string" ? raw : typeof raw === "number" || typeof raw === "boolean" ? String(raw) : undefined
   if (text === undefined) return Either.left(`${name}[${op}] takes a single ${field.type} value`)
+  const problem = textProblem(text)
+  if (problem) return Either.left(`${name} ${problem}`)
   switch (field.type) {
     case "string":
       return Either.right(text)
     case "number":
-      return NUMBER.test(text.trim()) ? Either.right(text.trim()) : Either.left(`${name} must be a number, got "${text}"`)
+      return NUMBER.test(text.trim()) && text.trim().length <= MAX_NUMBER_LENGTH ? Either.right(text.trim()) : Either.left(`${name} must be a number, got "${text}"`)
     case "boolean":
       return text === "true" || text === "false"
         ? Either.right(text === "true")
@@ -51,7 +65,7 @@ const parseValue = (name: string, field: FilterField, op: Operator, raw: unknown
     case "datetime":
       return isValidDate(text) || isValidDatetime(text)
         ? Either.right(text)
-        : Either.left(`${name} must be an ISO 8601 datetime or a date (YYYY-MM-DD), got "${text}"`)
+        : Either.left(`${name} must be an ISO 8601 datetime (offset at most ±15:59) or a date (YYYY-MM-DD), got "${text}"`)
     case "uuid":
       return isUuid(text) ? Either.right(text.toLowerCase()) : Either.left(`${name} must be a UUID, got "${text}"`)
   }
@@ -87,6 +101,43 @@ export const makeCondition = (
   })
 }
 
+/**
+ * Work one list request may ask of the store: conditions in all (bracket and JSON forms
+ * together), and of those the substring ones (`contains`, `not_contains`), which scan
+ * every row's text and no index serves.
+ */
+export const FILTER_LIMITS = { maxConditions: 50, maxSubstringConditions: 10 } as const
+
+const isSubstring = (node: FilterNode): boolean => node.kind === "condition" && (node.op === "contains" || node.op === "not_contains")
+
+/** Conditions in a tree, and how many of them are substring matches (iterative: the tree is bounded, but cheaply so). */
+export const countConditions = (nodes: ReadonlyArray<FilterNode>): { readonly all: number; readonly substring: number } => {
+  let all = 0
+  let substring = 0
+  const stack = [...nodes]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.kind === "group") stack.push(...node.conditions)
+    else {
+      all++
+      if (isSubstring(node)) substring++
+    }
+  }
+  return { all, substring }
+}
+
+/** 400 when a request's filters ask more than `FILTER_LIMITS` allow. */
+export const checkFilterLimits = (nodes: ReadonlyArray<FilterNode>): Either.Either<void, InvalidRequest> => {
+  const { all, substring } = countConditions(nodes)
+  if (all > FILTER_LIMITS.maxConditions) {
+    return Either.left(invalid(`Too many filter conditions: ${all}; at most ${FILTER_LIMITS.maxConditions} per request (bracket and JSON forms together)`, "TOO_MANY_CONDITIONS"))
+  }
+  if (substring > FILTER_LIMITS.maxSubstringConditions) {
+    return Either.left(invalid(`Too many contains/not_contains conditions: ${substring}; at most ${FILTER_LIMITS.maxSubstringConditions} per request`, "TOO_MANY_CONDITIONS"))
+  }
+  return Either.right(undefined)
+}
+
 const BRACKET = /^([A-Za-z0-9_.]+)(?:\[([A-Za-z_]+)\])?$/
 
 /** `status=draft`, `amount[gte]=10`: each repeated key adds a condition, all combined with AND. */
@@ -94,6 +145,9 @@ export const parseBracketFilters = (
   fields: Readonly<Record<string, FilterField>>,
   params: ReadonlyArray<readonly [string, string]>
 ): Either.Either<ReadonlyArray<FilterNode>, InvalidRequest> => {
+  if (params.length > FILTER_LIMITS.maxConditions) {
+    return Either.left(invalid(`Too many filter conditions: ${params.length}; at most ${FILTER_LIMITS.maxConditions} per request (bracket and JSON forms together)`, "TOO_MANY_CONDITIONS"))
+  }
   const conditions: Array<FilterNode> = []
   for (const [key, value] of params) {
     const match = BRACKET.exec(key)
@@ -106,7 +160,7 @@ export const parseBracketFilters = (
 }
 
 const MAX_JSON_DEPTH = 4
-const MAX_JSON_CONDITIONS = 50
+const MAX_JSON_CONDITIONS = FILTER_LIMITS.maxConditions
 
 /**
  * The JSON form, sent URL-encoded in the `filter` query parameter:
@@ -146,7 +200,7 @@ export const parseJsonFilter = (
       return Either.right({ kind: "group", logic, conditions: children })
     }
     if (++count > MAX_JSON_CONDITIONS) {
-      return Either.left(invalid(`filter has more than ${MAX_JSON_CONDITIONS} conditions`, "INVALID_FILTER"))
+      return Either.left(invalid(`Too many filter conditions: filter has more than ${MAX_JSON_CONDITIONS}; at most ${MAX_JSON_CONDITIONS} per request (bracket and JSON forms together)`, "TOO_MANY_CONDITIONS"))
     }
     const { f, op = "eq", v } = record
     if (typeof f !== "string") return Either.left(invalid(`filter${at}.f must name a field`, "INVALID_FILTER"))

@@ -1,7 +1,8 @@
 import { Either } from "effect"
 import { type InvalidRequest, invalid } from "../errors.js"
 import { type CursorPosition, decodeCursor, hashQuery } from "./cursor.js"
-import { type FilterNode, parseBracketFilters, parseJsonFilter } from "./filter.js"
+import { checkFilterLimits, type FilterNode, parseBracketFilters, parseJsonFilter } from "./filter.js"
+import { textProblem } from "./untrusted-input.js"
 import type { FilterField } from "./fields.js"
 
 export type SortOrder = "asc" | "desc"
@@ -12,6 +13,8 @@ export type QueryParams = ReadonlyArray<readonly [string, string]>
 export const DEFAULT_LIMIT = 20
 export const MAX_LIMIT = 100
 export const MAX_SEARCH_LENGTH = 200
+/** Each word is a prefix match over the search index; more words only cost the store. */
+export const MAX_SEARCH_WORDS = 16
 
 /** The parameters every list takes (spec "Common list parameters"). */
 export const COMMON_LIST_PARAMETERS = ["cursor", "limit", "search", "with_deleted", "include_payload_search", "sort", "filter"] as const
@@ -93,6 +96,13 @@ export const parseListQuery = (
     if (search && search.length > MAX_SEARCH_LENGTH) {
       return yield* Either.left(invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`, "INVALID_PARAMETER"))
     }
+    if (search && search.split(/\s+/).length > MAX_SEARCH_WORDS) {
+      return yield* Either.left(invalid(`search must be at most ${MAX_SEARCH_WORDS} words`, "INVALID_PARAMETER"))
+    }
+    if (search) {
+      const problem = textProblem(search)
+      if (problem) return yield* Either.left(invalid(`search ${problem}`, "INVALID_PARAMETER", { search: [problem] }))
+    }
     if (search && !shape.searchable) {
       return yield* Either.left(invalid("This list does not support search", "INVALID_PARAMETER"))
     }
@@ -100,6 +110,7 @@ export const parseListQuery = (
     const bracket = yield* parseBracketFilters(shape.filters, bracketPairs)
     const jsonText = yield* single(params, "filter")
     const json = jsonText === undefined ? undefined : yield* parseJsonFilter(shape.filters, jsonText)
+    yield* checkFilterLimits([...bracket, ...(json ? [json] : [])])
     const conditions = [...(scope ? [scope] : []), ...bracket, ...(json ? [json] : [])]
     const filter: FilterNode | undefined = conditions.length === 0
       ? undefined

@@ -6,7 +6,9 @@ import { type Conflict, type FieldErrors, type Forbidden, invalid, type InvalidR
 import { Conflict as ConflictError } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
 import { decodeBody } from "./decode.js"
+import { checkUntrustedParams } from "./untrusted-input.js"
 import { applyChildren, applyInput, changedValues, childPlan, emptyPlan, withComputed } from "./draft.js"
+import { INT4_MAX } from "./fields.js"
 import type { AnyField } from "./field.js"
 import { type FilterNode, isUuid, makeCondition, parseBracketFilters } from "./filter.js"
 import { type ListShape, parseBoolean, parseListQuery, type QueryParams } from "./list-query.js"
@@ -41,15 +43,20 @@ export const notFound = (resource: Pick<AnyResource, "title" | "notFoundCode">) 
 export const requireUuid = (id: string, name = "id") =>
   isUuid(id) ? Effect.succeed(id.toLowerCase()) : Effect.fail(invalid(`${name} must be a UUID, got "${id}"`, "INVALID_ID"))
 
-const MAX_INTEGER_ID = 2_147_483_647
 
 /** The resource's id type decides what a well-formed id is. */
 export const requireId = (resource: AnyResource, id: string) =>
   isIntegerId(resource)
-    ? /^\d{1,10}$/.test(id) && Number(id) <= MAX_INTEGER_ID
+    ? /^\d{1,10}$/.test(id) && Number(id) <= INT4_MAX
       ? Effect.succeed(String(Number(id)))
       : Effect.fail(invalid(`id must be a positive integer, got "${id}"`, "INVALID_ID"))
     : requireUuid(id)
+
+/** NUL or a lone surrogate in any query parameter: 400 before anything reads it. */
+const untrustedParams = (params: QueryParams) => {
+  const problem = checkUntrustedParams(params)
+  return problem ? Effect.fail(problem) : Effect.void
+}
 
 const and = (...nodes: ReadonlyArray<FilterNode | undefined>): FilterNode | undefined => {
   const present = nodes.filter((node): node is FilterNode => node !== undefined)
@@ -161,6 +168,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const services = yield* Effect.context<CatalogLookup | TaxEngine>()
 
         const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, params: QueryParams) {
+          yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           yield* requireFilters(resource, params)
           // The caller's visibility narrows the filter, and is part of the query a cursor is bound to.
@@ -219,6 +227,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           Option.match({ onNone: () => Effect.fail(notFound(resource)), onSome: (row: Row) => Effect.succeed(row) })
 
         const get = Effect.fn("ResourceEngine.get")(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
+          yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           const withDeleted = yield* withDeletedParam(params)
           const checked = yield* requireId(resource, id)
@@ -228,6 +237,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         })
 
         const lookup = Effect.fn("ResourceEngine.lookup")(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {
+          yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           const declared = resource.lookups?.find((candidate) => candidate.name === name)
           if (!declared) return yield* Effect.fail(notFound(resource))

@@ -1,13 +1,16 @@
 import { Effect, ParseResult, Schema } from "effect"
 import { compact } from "../engine/draft.js"
 import { column, type Field, type FilterOptions, type ResourceRef } from "../engine/field.js"
-import type { FieldType } from "../engine/fields.js"
+import { type FieldType, INT4_MAX } from "../engine/fields.js"
 import { isValidDate } from "../engine/filter.js"
 import type { FieldErrors } from "../errors.js"
 import { unprocessable } from "../errors.js"
 import { Decimal, NonNegativeDecimal } from "../money/decimal.js"
 
 export const Uuid = Schema.UUID.annotations({ description: "UUID" })
+
+/** A catalog id (countries, states, cities): a positive PostgreSQL `integer`, so nothing larger reaches the store. */
+export const Int4Id = Schema.Int.pipe(Schema.between(1, INT4_MAX, { message: () => "must be a positive integer id" }))
 
 /** Optional and clearable: absent leaves the value alone, `null` clears it. */
 export const clearable = <A, I>(schema: Schema.Schema<A, I>) => Schema.optional(Schema.NullOr(schema))
@@ -265,7 +268,7 @@ export const datetime = <N extends boolean = false>(options: PlainOptions<N> = {
 
 /** A whole number stored as `integer` (display orders, positions). */
 export const integer = <N extends boolean = false>(options: PlainOptions<N> & { readonly min?: number; readonly max?: number } = {}) => {
-  const { min = 0, max = 2_147_483_647, ...rest } = options
+  const { min = 0, max = INT4_MAX, ...rest } = options
   return column<number, number, N>({
     type: "integer",
     output: Schema.Int,

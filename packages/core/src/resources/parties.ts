@@ -23,7 +23,8 @@ import {
   Text,
   text,
   trimmed,
-  url
+  url,
+  Int4Id
 } from "./common.js"
 import { individualTaxIdTypes, inferTaxIdType, normalizeTaxId, TAX_ID_TYPES, type TaxIdType } from "./tax-ids.js"
 
@@ -112,8 +113,7 @@ const Phone = trimmed(
 /** Country text as clients send it: ISO2, ISO3, numeric code or name. */
 export const CountryText = RequiredText(100).annotations({ description: "Country ISO2, ISO3, numeric code or name (en, pt, es)" })
 
-/** Catalog ids are PostgreSQL integers: anything larger names nothing and would overflow the column. */
-export const GeoId = Schema.Int.pipe(Schema.between(1, 2_147_483_647, { message: () => "must be a positive integer id" }))
+export const GeoId = Int4Id
 
 const geoKey = (description: string) =>
   column<number, number, true>({ type: "integer", output: Schema.Int, inputSchema: GeoId, nullable: true, hidden: true, filter: true, description })

@@ -2,11 +2,12 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { Layer } from "effect"
 import * as path from "node:path"
 import { layerPglite } from "./pglite.js"
-import { layerPostgres } from "./postgres.js"
+import { layerPostgres, type StoreLimits } from "./postgres.js"
 
 /** Where the data lives: a PostgreSQL server, or the embedded store in a folder. */
 export type StoreLocation =
-  | { readonly kind: "postgres"; readonly url: string }
+  /** `applicationName` names the host's sessions in `pg_stat_activity` (default `erp`). */
+  | { readonly kind: "postgres"; readonly url: string; readonly limits?: Partial<StoreLimits>; readonly applicationName?: string }
   /** Without `dataDir` the store lives in memory; `loadDataDir` starts it from a dump (tests clone a template so). */
   | { readonly kind: "pglite"; readonly dataDir?: string; readonly loadDataDir?: Blob }
 
@@ -35,4 +36,4 @@ const redactUrl = (url: string): string => {
 }
 
 export const layerStore = (location: StoreLocation): Layer.Layer<SqlClient.SqlClient, unknown> =>
-  location.kind === "postgres" ? layerPostgres(location.url) : layerPglite(location)
+  location.kind === "postgres" ? layerPostgres(location.url, location.limits, location.applicationName) : layerPglite(location)

@@ -22,12 +22,17 @@ import { layerSealedSecrets, SEALED_COLUMNS, sealContext } from "./sealed-secret
 import { layerSigningKeys } from "./signing-keys.js"
 import { randomBytes } from "node:crypto"
 import { layerMcpSessionsSql } from "./mcp-sessions.js"
+import { TenantGate, type TenantGateSettings } from "./tenant-gate.js"
 
 /** Migrations applied, and the catalogs loaded the first time the store is opened. */
 export const layerMigrated = Layer.effectDiscard(
   Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
     yield* migrate
-    if (!(yield* catalogsCurrent)) yield* seedCatalogsAndRecord
+    // Loading the catalogs may rightly run longer than a request's statement timeout.
+    if (!(yield* catalogsCurrent)) {
+      yield* sql.withTransaction(Effect.zipRight(sql`SET LOCAL statement_timeout = 0`, seedCatalogsAndRecord))
+    }
   }).pipe(Effect.orDie)
 )
 
@@ -81,6 +86,8 @@ export interface CoreOptions {
   readonly taxEngine?: Layer.Layer<TaxEngine>
   /** MCP over HTTP: how long an unused session lives (default `ERP_MCP_SESSION_IDLE_SECONDS` or one hour). */
   readonly mcp?: { readonly sessionIdleSeconds?: number }
+  /** Turns per tenant in the store, beyond the environment's (ERP_TENANT_CONCURRENCY, ERP_TENANT_QUEUE_MS). */
+  readonly tenantGate?: Partial<TenantGateSettings>
 }
 
 /**
@@ -90,6 +97,8 @@ export interface CoreOptions {
  */
 export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
   layerServices(options.oauth, options.taxEngine, options.mcp).pipe(
+    // The embedded store runs one statement at a time: more turns per tenant would only queue there.
+    Layer.provideMerge(TenantGate.layer({ defaultConcurrency: location.kind === "postgres" ? 4 : 1, ...options.tenantGate })),
     Layer.provideMerge(layerStore(location)),
     Layer.provideMerge(layerSecretBox(location, {
       ...process.env,

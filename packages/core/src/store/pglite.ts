@@ -47,6 +47,10 @@ export const makePgliteClient = (db: PGlite) =>
     const run = (sqlText: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
       Effect.tryPromise({
         try: async (): Promise<ReadonlyArray<unknown>> => {
+          // PGlite runs in this thread and blocks it while a statement runs. A turn of the event
+          // loop first lets requests that arrived meanwhile be read and queue for the session,
+          // so one tenant's statements cannot follow each other without a gap.
+          await new Promise((resolve) => setImmediate(resolve))
           if (params.length === 0 && rowMode === "object") {
             // The simple protocol takes several statements at once (migrations).
             const results: Array<Results> = await db.exec(sqlText)

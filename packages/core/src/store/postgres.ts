@@ -1,16 +1,71 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
-import { Layer, Redacted } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Layer } from "effect"
 import pg from "pg"
 import { textParsers } from "./types.js"
 
 const getTypeParser = ((oid: number, format?: string) =>
   textParsers[oid] ?? pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser
 
-/** PostgreSQL as a `SqlClient`, with the same value parsing as the embedded store. */
-export const layerPostgres = (url: string): Layer.Layer<SqlClient.SqlClient, unknown> =>
-  PgClient.layer({
-    url: Redacted.make(url),
-    types: { getTypeParser },
-    applicationName: "erp"
+/** How much of PostgreSQL one host may take, and for how long one statement may run. */
+export interface StoreLimits {
+  /** Connections in the pool (`ERP_DB_POOL_SIZE`, default 10). */
+  readonly poolSize: number
+  /** Longest wait for a free connection before 503 `STORE_BUSY` (`ERP_DB_POOL_WAIT_MS`, default 3,000). */
+  readonly poolWaitMs: number
+  /** Longest a statement may run before PostgreSQL cancels it: 503 `STATEMENT_TIMEOUT` (`ERP_STATEMENT_TIMEOUT_MS`, default 5,000). */
+  readonly statementTimeoutMs: number
+}
+
+const positive = (name: string, fallback: number): number => {
+  const text = process.env[name]
+  if (text === undefined || text.trim() === "") return fallback
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got "${text}"`)
+  return value
+}
+
+/** The limits from the environment, each with its default. */
+export const storeLimitsFromEnv = (): StoreLimits => ({
+  poolSize: positive("ERP_DB_POOL_SIZE", 10),
+  poolWaitMs: positive("ERP_DB_POOL_WAIT_MS", 3_000),
+  statementTimeoutMs: positive("ERP_STATEMENT_TIMEOUT_MS", 5_000)
+})
+
+/**
+ * PostgreSQL as a `SqlClient`, with the same value parsing as the embedded store. Every
+ * connection carries the statement timeout, and a transaction left idle is ended after
+ * twice that, so no request holds a connection while it waits on anything else.
+ */
+export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, applicationName = "erp"): Layer.Layer<SqlClient.SqlClient, unknown> => {
+  const settings = { ...storeLimitsFromEnv(), ...limits }
+  return PgClient.layerFromPool({
+    acquire: Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const pool = new pg.Pool({
+            connectionString: url,
+            max: settings.poolSize,
+            connectionTimeoutMillis: settings.poolWaitMs,
+            statement_timeout: settings.statementTimeoutMs,
+            idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
+            application_name: applicationName,
+            types: { getTypeParser }
+          })
+          // A connection that dies while idle is dropped by the pool; without a listener Node would throw.
+          pool.on("error", () => undefined)
+          await pool.query("SELECT 1").catch(async (error) => {
+            await pool.end().catch(() => undefined)
+            throw error
+          })
+          return pool
+        },
+        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1_000))
+    ),
+    applicationName,
+    types: { getTypeParser }
   })
+}

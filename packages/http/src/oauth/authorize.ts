@@ -10,7 +10,8 @@ import {
   randomText,
   RateLimiter,
   sameResource,
-  Tenancy
+  Tenancy,
+  textProblem
 } from "@erp/core"
 import { Context, Effect, Either, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
@@ -189,10 +190,16 @@ export const makeAuthorize = Effect.gen(function* () {
 
   const get = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const query = Object.fromEntries(new URL(request.url, "http://local").searchParams)
+    const pairs = [...new URL(request.url, "http://local").searchParams]
+    const query: Record<string, string> = Object.create(null)
+    for (const [name, value] of pairs) query[name] = value
     return yield* limited(
       request,
       Effect.gen(function* () {
+        const unreadable = pairs.find(([name, value]) => textProblem(name) ?? textProblem(value))
+        if (unreadable) {
+          return yield* Effect.fail(html(errorPage("Invalid request", `The parameter ${textProblem(unreadable[0]) ? "name" : unreadable[0]} ${textProblem(unreadable[0]) ?? textProblem(unreadable[1])}.`), 400))
+        }
         const validated = yield* validate(paramsFrom(query), publicUrl(config, request))
         const signedIn = yield* currentUser(request, request.cookies)
         if (Option.isNone(signedIn)) return showSignIn(request, validated)

@@ -1,6 +1,7 @@
 import type { HttpServerRequest } from "@effect/platform"
+import { textProblem } from "@erp/core"
 import { Effect } from "effect"
-import { MAX_BODY_BYTES } from "../body.js"
+import { MAX_BODY_BYTES, readBounded } from "../body.js"
 
 export class FormError {
   readonly _tag = "FormError"
@@ -17,11 +18,15 @@ export const readForm = (request: HttpServerRequest.HttpServerRequest) =>
     if (!type.toLowerCase().startsWith("application/x-www-form-urlencoded")) {
       return yield* Effect.fail(new FormError("The body must be application/x-www-form-urlencoded"))
     }
-    if (Number(request.headers["content-length"] ?? "0") > MAX_BODY_BYTES) return yield* Effect.fail(new FormError("The body is too large"))
-    const text = yield* request.text.pipe(Effect.mapError(() => new FormError("The body could not be read")))
-    const form: Record<string, string> = {}
+    const bytes = yield* readBounded(request, MAX_BODY_BYTES).pipe(Effect.mapError(() => new FormError("The body could not be read")))
+    if (bytes === undefined) return yield* Effect.fail(new FormError("The body is too large"))
+    const text = bytes.toString("utf8")
+    // No prototype: a field named `constructor` or `__proto__` is just a field.
+    const form: Record<string, string> = Object.create(null)
     for (const [name, value] of new URLSearchParams(text)) {
-      if (name in form) return yield* Effect.fail(new FormError(`${name} is sent more than once`))
+      const problem = textProblem(name) ?? textProblem(value)
+      if (problem) return yield* Effect.fail(new FormError(`${textProblem(name) ? "a field name" : name} ${problem}`))
+      if (Object.hasOwn(form, name)) return yield* Effect.fail(new FormError(`${name} is sent more than once`))
       form[name] = value
     }
     return form as Readonly<Record<string, string | undefined>>
@@ -35,10 +40,11 @@ export const basicCredentials = (authorization: string | undefined): { clientId:
   const colon = decoded.indexOf(":")
   if (colon < 0) return undefined
   try {
-    return {
-      clientId: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " ")),
-      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " "))
-    }
+    const clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, " "))
+    const secret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, " "))
+    // Text PostgreSQL cannot take names no client: the credentials are simply not valid.
+    if (textProblem(clientId) || textProblem(secret)) return undefined
+    return { clientId, secret }
   } catch {
     return undefined
   }

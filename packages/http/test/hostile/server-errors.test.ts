@@ -1,0 +1,204 @@
+import { defineResource, id, products, text, timestamps } from "@erp/core"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { startTestHost, type TestHost, type TestTenant } from "../../../../test/support/host.js"
+import { storeKinds, testStore } from "../../../../test/support/stores.js"
+
+/** A resource whose table no migration makes: every read of it is a defect, the one way to force a 500 from outside. */
+const broken = defineResource({
+  name: "broken-things",
+  singular: "broken-thing",
+  title: "Broken thing",
+  description: "Declared over a table that does not exist.",
+  notFoundCode: "BROKEN_THING_NOT_FOUND",
+  table: "no_such_table_for_a_500",
+  fields: { id: id(), name: text(50), ...timestamps() },
+  defaultSort: { field: "created_at", order: "asc" }
+})
+
+const stderrLines = () => {
+  const lines: Array<string> = []
+  const spy = vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+    lines.push(...String(chunk).split("\n").filter((line) => line !== ""))
+    return true
+  })
+  return { lines, restore: () => spy.mockRestore() }
+}
+
+describe.each(storeKinds)("a 5xx on %s", (kind) => {
+  let host: TestHost
+  let tenant: TestTenant
+
+  beforeAll(async () => {
+    host = await startTestHost(testStore(kind), { resources: [products, broken] })
+    tenant = await host.createTenant()
+  })
+  afterAll(() => host?.close())
+
+  it("is answered with the spec's body and the request id, and logged as exactly one structured line", async () => {
+    const log = stderrLines()
+    let response: Response
+    try {
+      response = await fetch(`${host.url}/broken-things?limit=5`, { headers: { authorization: `Bearer ${tenant.token}`, "x-request-id": "req-forced-500" } })
+      await response.clone().text()
+    } finally {
+      log.restore()
+    }
+    expect(response.status).toBe(500)
+    expect(response.headers.get("x-request-id")).toBe("req-forced-500")
+    const body = (await response.json()) as Record<string, unknown>
+    expect(body).toEqual({
+      status_code: 500,
+      message: "Internal server error (request id req-forced-500)",
+      error: "Internal Server Error",
+      code: "INTERNAL_ERROR",
+      request_id: "req-forced-500"
+    })
+    // Nothing internal leaks: no SQL, no table name.
+    expect(JSON.stringify(body)).not.toMatch(/no_such_table|SELECT|relation/i)
+    const ours = log.lines.filter((line) => line.includes("req-forced-500"))
+    expect(ours).toHaveLength(1)
+    expect(JSON.parse(ours[0])).toMatchObject({
+      level: "error",
+      status: 500,
+      request_id: "req-forced-500",
+      route: "GET /broken-things",
+      tenant_id: tenant.id,
+      error: "SqlError",
+      cause: expect.stringMatching(/no_such_table_for_a_500/)
+    })
+  })
+
+  it("leaves 4xx answers unlogged", async () => {
+    const log = stderrLines()
+    try {
+      const response = await fetch(`${host.url}/products?name[nope]=1`, { headers: { authorization: `Bearer ${tenant.token}` } })
+      expect(response.status).toBe(400)
+    } finally {
+      log.restore()
+    }
+    expect(log.lines.filter((line) => line.includes('"request failed"'))).toEqual([])
+  })
+})
+
+/**
+ * Time limits need a statement that waits: a table locked from another session. The embedded
+ * store runs one statement at a time in this process and cannot cut one (README, "Limits and
+ * isolation"), so these run on PostgreSQL only.
+ */
+describe.skipIf(!process.env.TEST_DATABASE_URL)("store time limits on PostgreSQL", () => {
+  const url = process.env.TEST_DATABASE_URL!
+  let locker: pg.Client
+
+  beforeAll(async () => {
+    locker = new pg.Client({ connectionString: url })
+    await locker.connect()
+  })
+  afterAll(() => locker?.end())
+
+  /** Holds products' lock while `run` runs: reads of products wait on it, others do not. */
+  const withProductsLocked = async <A>(run: () => Promise<A>): Promise<A> => {
+    await locker.query("BEGIN")
+    await locker.query("LOCK TABLE products IN ACCESS EXCLUSIVE MODE")
+    try {
+      return await run()
+    } finally {
+      await locker.query("ROLLBACK")
+    }
+  }
+
+  const get = (host: TestHost, tenant: TestTenant, path: string) =>
+    fetch(host.url + path, { headers: { authorization: `Bearer ${tenant.token}` } }).then(async (response) => ({
+      status: response.status,
+      retryAfter: response.headers.get("retry-after"),
+      body: (await response.json()) as { code?: string }
+    }))
+
+  it("cuts a statement at the timeout with 503 STATEMENT_TIMEOUT and Retry-After, while other tenants answer", async () => {
+    const host = await startTestHost({ kind: "postgres", url, limits: { statementTimeoutMs: 400 } })
+    try {
+      const [slow, other] = [await host.createTenant(), await host.createTenant()]
+      await withProductsLocked(async () => {
+        const started = performance.now()
+        const cut = get(host, slow, "/products?limit=1")
+        const meanwhile = await get(host, other, "/customers?limit=1")
+        expect(meanwhile.status).toBe(200)
+        const answer = await cut
+        expect(answer.status).toBe(503)
+        expect(answer.body.code).toBe("STATEMENT_TIMEOUT")
+        expect(answer.retryAfter).toBe("1")
+        expect(performance.now() - started).toBeLessThan(5_000)
+      })
+    } finally {
+      await host.close()
+    }
+  })
+
+  it("waits a bounded time for a pool connection, then 503 STORE_BUSY", async () => {
+    const host = await startTestHost({ kind: "postgres", url, limits: { poolSize: 1, poolWaitMs: 300, statementTimeoutMs: 3_000 } })
+    try {
+      const [holder, other] = [await host.createTenant(), await host.createTenant()]
+      await withProductsLocked(async () => {
+        const holding = get(host, holder, "/products?limit=1")
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        const busy = await get(host, other, "/customers?limit=1")
+        expect(busy.status).toBe(503)
+        expect(busy.body.code).toBe("STORE_BUSY")
+        expect(busy.retryAfter).toBe("1")
+        await locker.query("ROLLBACK")
+        await locker.query("BEGIN")
+        expect((await holding).status).toBe(200)
+      })
+    } finally {
+      await host.close()
+    }
+  })
+
+  it("gives each tenant a bounded number of turns: the rest get 429 TOO_MANY_CONCURRENT_REQUESTS, other tenants none", async () => {
+    const host = await startTestHost({ kind: "postgres", url, limits: { statementTimeoutMs: 3_000 } }, { tenantGate: { concurrency: 1, waitMs: 300 } })
+    try {
+      const [busy, other] = [await host.createTenant(), await host.createTenant()]
+      await withProductsLocked(async () => {
+        const first = get(host, busy, "/products?limit=1")
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        const second = await get(host, busy, "/customers?limit=1")
+        expect(second.status).toBe(429)
+        expect(second.body.code).toBe("TOO_MANY_CONCURRENT_REQUESTS")
+        expect(second.retryAfter).toBe("1")
+        expect((await get(host, other, "/customers?limit=1")).status).toBe(200)
+        await locker.query("ROLLBACK")
+        await locker.query("BEGIN")
+        expect((await first).status).toBe(200)
+      })
+    } finally {
+      await host.close()
+    }
+  })
+
+  it("retries a read once on a new connection when its connection dies under it", async () => {
+    const host = await startTestHost({ kind: "postgres", url, limits: { statementTimeoutMs: 4_000 }, applicationName: "erp-retry-test" })
+    try {
+      const tenant = await host.createTenant()
+      await withProductsLocked(async () => {
+        const read = get(host, tenant, "/products?limit=1")
+        // The read's session, waiting on the lock: killed as a crash or a failover would.
+        let killed = 0
+        for (let tries = 0; tries < 100 && killed === 0; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 50))
+          const { rows } = await locker.query<{ killed: boolean }>(
+            `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
+             WHERE application_name = 'erp-retry-test' AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()`
+          )
+          killed = rows.filter((row) => row.killed).length
+        }
+        expect(killed).toBe(1)
+        await locker.query("ROLLBACK")
+        await locker.query("BEGIN")
+        const answer = await read
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+      })
+    } finally {
+      await host.close()
+    }
+  })
+})
