@@ -5,7 +5,7 @@ import { erp, json } from "../../../test/support/cli.js"
 import { testDataDir } from "../../../test/support/stores.js"
 
 // Each command is a Node process of its own (seconds each on busy cores).
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 })
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 180_000 })
 
 const SAO_PAULO_CITY = 3550308
 
@@ -84,6 +84,9 @@ describe("erp export and erp import", () => {
     expect(items).toHaveLength(3)
     expect(items[0].split(",")).toEqual(expect.arrayContaining(["sales_order_id", "quantity", "unit_price"]))
 
+    const usage = await erp([...flags, "export", "products", "--out", file("none.ndjson")])
+    expect(usage.code).toBe(2)
+    expect(usage.stderr).toContain("--tenant")
     const failed = await erp([...flags, "export", "products", "--tenant", "00000000-0000-4000-8000-000000000000", "--out", file("none.ndjson")])
     expect(failed.code).toBe(1)
     expect(failed.stderr).toMatch(/^Error: .*[Tt]enant/m)
@@ -113,6 +116,8 @@ describe("erp export and erp import", () => {
     const columns = header.split(",")
     const bad = columns.map((column) => (column === "name" ? "Produto ruim" : column === "sale_price" ? "doze reais" : "")).join(",")
     fs.writeFileSync(file("mixed.csv"), [header, rows[0], bad, rows[1]].join("\n") + "\n")
+    const dry = await erp([...flags, "import", "products", file("mixed.csv"), "--tenant", target, "--dry-run", "--json"])
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dry_run: true, created: 2, rejected: 1 })
     const mixed = await erp([...flags, "import", "products", file("mixed.csv"), "--tenant", target, "--json"])
     expect(mixed.code, mixed.stderr).toBe(3)
     expect(JSON.parse(mixed.stdout)).toMatchObject({ created: 2, rejected: 1, errors: [{ line: 3, fields: { sale_price: expect.any(Array) } }] })

@@ -33,6 +33,7 @@ export const registerImport = (program: Command) => {
       .argument("<file>", `The file (${action.raw!.contentType})`)
       .requiredOption(`--${importer.option} <id>`, `Id of the ${resource.singular.replace(/-/g, " ")}`)
       .requiredOption("--tenant <id>", "Tenant id")
+      .option("--json", "The result is always printed as one JSON object (accepted for symmetry)")
       .addHelpText("after", `\n${action.description}\n\nExample:\n  erp import ${importer.format} statement.${importer.format} --${importer.option} <id> --tenant <tenant-id>\n`)
       .action(async (file: string, options: Record<string, string>, command: Command) => {
         const bytes = readFile(file, action)
