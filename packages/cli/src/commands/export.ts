@@ -1,4 +1,4 @@
-import { type AnyResource, operatorPrincipal, type Page, ResourceEngine, resources, type Row } from "@erp/core"
+import { type AnyResource, operatorPrincipal, ResourceEngine, resources, type Row } from "@erp/core"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -29,7 +29,8 @@ interface Target {
 
 const names = () => resources.map((resource) => resource.name).join(", ")
 
-const PAGE = "100"
+/** Records a page of the walk: fewer round trips than the API's 100, still a flat memory profile. */
+const PAGE = 1000
 
 /** `FILE.csv` → `FILE.items.csv`: the file of a child collection next to its parent's. */
 const childFile = (file: string, collection: string) => {
@@ -51,7 +52,7 @@ const targetFor = (resource: AnyResource, format: Format, file: string | undefin
   }
 }
 
-/** Walks every page of a resource with the engine (keyset cursors: each page costs what the first does), writing as it goes. */
+/** Walks every record of a resource with the engine's keyset walk (each page costs what the first does), writing as it goes. */
 const exportResource = (target: Target, format: Format, tenantId: string, params: ReadonlyArray<readonly [string, string]>, progress: Progress) =>
   Effect.gen(function* () {
     const { resource } = target
@@ -64,24 +65,24 @@ const exportResource = (target: Target, format: Format, tenantId: string, params
       for (const child of target.children) yield* write(child.sink, csvLine(child.columns))
     }
     progress.stage(`Exporting ${resource.name}`)
-    let cursor: string | null = null
-    let count = 0
-    do {
-      const page: Page = yield* engine.list(resource, principal, [...params, ["limit", PAGE], ...(cursor ? [["cursor", cursor] as const] : [])])
-      for (const record of page.data as ReadonlyArray<Row>) {
-        if (format === "ndjson") yield* write(target.main, JSON.stringify(record))
-        else {
-          yield* write(target.main, csvLine(columns.map((name) => record[name])))
-          for (const child of target.children) {
-            for (const item of (record[child.name] as ReadonlyArray<Row> | undefined) ?? []) yield* write(child.sink, csvLine(child.columns.map((name) => item[name])))
+    return yield* engine.walk(resource, principal, params, PAGE, (records) =>
+      Effect.gen(function* () {
+        // One write per page and file: the stream's backpressure is awaited once a page, not once a row.
+        const main: Array<string> = []
+        const children = target.children.map(() => [] as Array<string>)
+        for (const record of records) {
+          if (format === "ndjson") main.push(JSON.stringify(record))
+          else {
+            main.push(csvLine(columns.map((name) => record[name])))
+            target.children.forEach((child, index) => {
+              for (const item of (record[child.name] as ReadonlyArray<Row> | undefined) ?? []) children[index].push(csvLine(child.columns.map((name) => item[name])))
+            })
           }
         }
-      }
-      count += page.data.length
-      progress.add(page.data.length)
-      cursor = page.pagination.next_cursor
-    } while (cursor)
-    return count
+        yield* write(target.main, main.join("\n"))
+        for (const [index, child] of target.children.entries()) if (children[index].length > 0) yield* write(child.sink, children[index].join("\n"))
+        progress.add(records.length)
+      }))
   })
 
 const sinksOf = (target: Target) => [target.main, ...target.children.map((child) => child.sink)]
