@@ -27,6 +27,7 @@ Examples:
   erp seed demo --scale small                       # demo tenants with consistent records of every resource
   erp export all --tenant <tenant-id> --out backup/  # every resource, one NDJSON file each
   erp import products products.ndjson --tenant <other-tenant-id>
+  erp store copy --to postgres://user@host/erp        # the embedded store into an empty PostgreSQL database
   erp import ofx statement.ofx --account <account-id> --tenant <tenant-id>
   erp fiscal-rules import rules.json --tenant <tenant-id>
   erp mcp --api-key sk_...                           # MCP over stdio for an agent

@@ -4,6 +4,7 @@ import { type Command } from "commander"
 import { Effect } from "effect"
 import { printJson, runWithCore, storeDescription, type StoreFlags } from "../runtime.js"
 import { registerSeedDemo } from "./seed-demo.js"
+import { registerStoreCopy } from "./store-copy.js"
 
 export const registerStore = (program: Command) => {
   program
@@ -40,4 +41,5 @@ export const registerStore = (program: Command) => {
       else for (const [table, count] of Object.entries(counts)) process.stdout.write(`${table}: ${count}\n`)
     })
   registerSeedDemo(seed)
+  registerStoreCopy(program.command("store").description("Move the store"))
 }
