@@ -14,6 +14,9 @@ import { reportFailure } from "./runtime.js"
 
 export const VERSION = "0.1.0"
 
+/** Exit status of a command line commander refuses. */
+export const EXIT_USAGE = 2
+
 const HELP_EXAMPLES = `
 Examples:
   erp serve                                          # http://127.0.0.1:3000, embedded store in .erp-data/
@@ -21,10 +24,23 @@ Examples:
   erp tenants create --name "Acme Ltda" --country BR --json
   erp keys create --tenant <tenant-id> --name "ERP sync" --all
   erp keys list --tenant <tenant-id>
-  erp export products --tenant <tenant-id> > products.jsonl
+  erp seed demo --scale small                       # demo tenants with consistent records of every resource
+  erp export all --tenant <tenant-id> --out backup/  # every resource, one NDJSON file each
+  erp import products products.ndjson --tenant <other-tenant-id>
+  erp store copy --to postgres://user@host/erp        # the embedded store into an empty PostgreSQL database
   erp import ofx statement.ofx --account <account-id> --tenant <tenant-id>
   erp fiscal-rules import rules.json --tenant <tenant-id>
   erp mcp --api-key sk_...                           # MCP over stdio for an agent
+
+Output: every command but serve's log and mcp (JSON-RPC on stdio) takes --json and then prints one
+JSON object on stdout (fiscal-rules list: an array); progress and summaries go to stderr.
+
+Exit status:
+  0  success
+  1  failure: one line on stderr says what failed and what to do (--verbose adds the details);
+     a refused write changed nothing, and an export leaves no file under the final name
+  2  usage: an unknown command or option, a missing or invalid argument
+  3  erp import ran but refused some records (each is reported with its line number)
 
 Run "erp <command> --help" for a command's options and examples.
 `
@@ -38,6 +54,8 @@ export const makeProgram = () => {
     .option("--verbose", "On failure, print the whole error with its stack")
     .showHelpAfterError()
     .addHelpText("after", HELP_EXAMPLES)
+    // Usage errors exit 2, as documented above (commander's default is 1, which is our runtime failure); help and version exit 0.
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE))
   registerServe(program)
   registerStore(program)
   registerTenants(program)

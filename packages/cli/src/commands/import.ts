@@ -3,6 +3,7 @@ import { type Command } from "commander"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import { CliFailure, printJson, runWithCore, type StoreFlags } from "../runtime.js"
+import { registerRecordImports } from "./import-records.js"
 
 /** Every declared action that imports a file into one record (`ofx` into a financial account). */
 const importers = (registry: ReadonlyArray<AnyResource>) =>
@@ -23,7 +24,8 @@ const readFile = (file: string, action: ResourceAction) => {
 
 /** `erp import <format> FILE --<option> ID --tenant T`: one subcommand per declared importer, run as the tenant's operator. */
 export const registerImport = (program: Command) => {
-  const group = program.command("import").description("Import a file into a tenant's records (e.g. a bank statement into a financial account)")
+  const group = program.command("import").description("Import records of a resource from NDJSON or CSV (as erp export writes them), or a file into one record (a bank statement into a financial account)")
+  registerRecordImports(group, resources)
   for (const { resource, action, importer } of importers(resources)) {
     group
       .command(importer.format)
@@ -31,6 +33,7 @@ export const registerImport = (program: Command) => {
       .argument("<file>", `The file (${action.raw!.contentType})`)
       .requiredOption(`--${importer.option} <id>`, `Id of the ${resource.singular.replace(/-/g, " ")}`)
       .requiredOption("--tenant <id>", "Tenant id")
+      .option("--json", "The result is always printed as one JSON object (accepted for symmetry)")
       .addHelpText("after", `\n${action.description}\n\nExample:\n  erp import ${importer.format} statement.${importer.format} --${importer.option} <id> --tenant <tenant-id>\n`)
       .action(async (file: string, options: Record<string, string>, command: Command) => {
         const bytes = readFile(file, action)

@@ -49,6 +49,7 @@ export const registerPanelRecords = (program: Command, registry: ReadonlyArray<A
       .description(`Create or update ${noun}s from a JSON file: a record whose ${key} matches a live one updates it (its lists replaced), others are created. Prints {created, updated, ids}.`)
       .argument("<file>", "JSON: an array of records, {\"data\": [...]}, or one record")
       .requiredOption("--tenant <id>", "Tenant id")
+      .option("--json", "The result is always printed as one JSON object (accepted for symmetry)")
       .addHelpText("after", `\nEach record is validated like a write through the API; the first refused one stops the import (the ones before it stay).\n\nExample:\n  erp ${name} import rules.json --tenant <tenant-id>\n`)
       .action(async (file: string, options: { tenant: string }, command: Command) => {
         const records = readRecords(file)
@@ -79,7 +80,8 @@ export const registerPanelRecords = (program: Command, registry: ReadonlyArray<A
       .command("list")
       .description(`Print the tenant's ${noun}s as JSON lines`)
       .requiredOption("--tenant <id>", "Tenant id")
-      .action(async (options: { tenant: string }, command: Command) => {
+      .option("--json", "Print one JSON array instead of JSON lines")
+      .action(async (options: { tenant: string; json?: boolean }, command: Command) => {
         const rows = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.gen(function* () {
           const engine = yield* ResourceEngine
           const principal = yield* operatorPrincipal(options.tenant, "cli")
@@ -92,7 +94,8 @@ export const registerPanelRecords = (program: Command, registry: ReadonlyArray<A
           } while (Option.isSome(cursor))
           return all
         }))
-        for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`)
+        if (options.json) printJson(rows)
+        else for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`)
       })
   }
 }

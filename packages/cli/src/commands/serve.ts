@@ -18,6 +18,7 @@ interface ServeOptions {
   readonly publicUrl?: string
   readonly dynamicRegistration: boolean
   readonly trustProxy?: boolean
+  readonly json?: boolean
 }
 
 const EXAMPLES = `
@@ -41,6 +42,7 @@ export const registerServe = (program: Command) =>
     .option("--public-url <url>", "Public base URL, the OAuth issuer (default ERP_PUBLIC_URL, else each request's Host)")
     .option("--no-dynamic-registration", "Refuse OAuth dynamic client registration (RFC 7591)")
     .option("--trust-proxy", "Per-IP limits read X-Forwarded-For (only behind a proxy that sets it; default ERP_TRUST_PROXY)")
+    .option("--json", "Once listening, print {\"url\", \"store\", \"demo\"} as one JSON line instead of the banner (demo: the first start's tenant, admin and key)")
     .addHelpText("after", EXAMPLES)
     .action(async (options: ServeOptions, command: Command) => {
       const flags = command.optsWithGlobals<StoreFlags>()
@@ -63,6 +65,10 @@ export const registerServe = (program: Command) =>
         const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
         const demo = yield* ensureDemoTenant()
         yield* Effect.sync(() => {
+          if (options.json) {
+            process.stdout.write(`${JSON.stringify({ url, store: describeStore(store), demo: demo ? { tenant_id: demo.tenant.id, email: demo.email, token: demo.token } : null })}\n`)
+            return
+          }
           process.stdout.write(`erp listening on ${url} (${describeStore(store)})\n`)
           if (demo) process.stdout.write(firstStartBanner(url, demo) + "\n")
         })

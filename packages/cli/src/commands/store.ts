@@ -3,6 +3,8 @@ import { migrate, seedCatalogsAndRecord } from "@erp/core"
 import { type Command } from "commander"
 import { Effect } from "effect"
 import { printJson, runWithCore, storeDescription, type StoreFlags } from "../runtime.js"
+import { registerSeedDemo } from "./seed-demo.js"
+import { registerStoreCopy } from "./store-copy.js"
 
 export const registerStore = (program: Command) => {
   program
@@ -28,7 +30,7 @@ export const registerStore = (program: Command) => {
       }
     })
 
-  const seed = program.command("seed").description("Load reference data")
+  const seed = program.command("seed").description("Load reference data, or demo data")
   seed
     .command("catalogs")
     .description("Load or refresh the reference catalogs from the bundled snapshots (idempotent)")
@@ -38,4 +40,6 @@ export const registerStore = (program: Command) => {
       if (options.json) printJson(counts)
       else for (const [table, count] of Object.entries(counts)) process.stdout.write(`${table}: ${count}\n`)
     })
+  registerSeedDemo(seed)
+  registerStoreCopy(program.command("store").description("Move the store"))
 }

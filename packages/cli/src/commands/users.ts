@@ -31,15 +31,17 @@ export const registerUsers = (program: Command) => {
     .requiredOption("--user <id-or-email>", "User id or email")
     .option("--password <password>", "The new password (prefer --password-stdin: arguments are visible to other processes)")
     .option("--password-stdin", "Read the password from standard input")
+    .option("--json", "Print the user as one JSON object")
     .addHelpText("after", `
 Example:
   printf 'a long passphrase' | erp users set-password --user ana@acme.example --password-stdin
 `)
-    .action(async (options: { user: string; password?: string; passwordStdin?: boolean }, command: Command) => {
+    .action(async (options: { user: string; password?: string; passwordStdin?: boolean; json?: boolean }, command: Command) => {
       const password = options.passwordStdin ? (await readStdin()).replace(/\r?\n$/, "") : options.password
       if (!password) throw new CliFailure("Give --password-stdin (or --password)")
       const user = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(OAuth, (oauth) => oauth.setPassword(options.user, password)))
-      process.stdout.write(`Password set for ${user.email}; their sign-in sessions were ended\n`)
+      if (options.json) printJson(user)
+      else process.stdout.write(`Password set for ${user.email}; their sign-in sessions were ended\n`)
     })
 
   const members = program.command("members").description("Manage tenant memberships")

@@ -139,6 +139,18 @@ type WriteError = ReadError | Unprocessable | Conflict
 export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<ResourceEngine, {
   readonly list: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
   readonly get: (resource: AnyResource, principal: Principal, id: string, params: QueryParams) => Effect.Effect<Row, ReadError>
+  /**
+   * Every record a list query matches, page after page of `size` (beyond the API's 100:
+   * exports), with the list's authorization, filters, visibility and keyset walk; `onPage`
+   * receives each page as answered. Answers how many records were walked.
+   */
+  readonly walk: <E>(
+    resource: AnyResource,
+    principal: Principal,
+    params: QueryParams,
+    size: number,
+    onPage: (records: ReadonlyArray<Row>) => Effect.Effect<void, E>
+  ) => Effect.Effect<number, InvalidRequest | Forbidden | E>
   /** One record by a declared lookup (`code`, `swift`, `iso2`, `tax-id`, …). */
   readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string, params?: QueryParams) => Effect.Effect<Row, ReadError>
   /** The search route: `q` required, mapped to `search`. */
@@ -222,6 +234,23 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             meta: { filters: query.filtersEcho, search: query.search ?? null, sort: query.sort }
           } satisfies Page
         })
+
+        const walk = <E>(resource: AnyResource, principal: Principal, params: QueryParams, size: number, onPage: (records: ReadonlyArray<Row>) => Effect.Effect<void, E>) =>
+          Effect.gen(function* () {
+            yield* authorize(principal, resource.name, "read", resource.adminOnly)
+            yield* requireFilters(resource, params)
+            const scope = resource.visibility?.list ? resource.visibility.filter(principal) : undefined
+            const query = yield* parseListQuery(listShape(resource), params, secret, scope)
+            let key: readonly [unknown, string] | null = null
+            let count = 0
+            while (true) {
+              const rows: ReadonlyArray<{ readonly record: Row; readonly key: readonly [unknown, string] }> = yield* repo.page(resource, principal.tenantId, query, { direction: "next", key, take: size })
+              if (rows.length > 0) yield* onPage(rows.map((row) => present(resource, row.record)))
+              count += rows.length
+              if (rows.length < size) return count
+              key = rows[rows.length - 1].key
+            }
+          })
 
         const found = (resource: AnyResource) =>
           Option.match({ onNone: () => Effect.fail(notFound(resource)), onSome: (row: Row) => Effect.succeed(row) })
@@ -548,7 +577,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           )
         })
 
-        return { list, get, lookup, search, create, update, remove, restore, action }
+        return { list, walk, get, lookup, search, create, update, remove, restore, action }
       })
     )
 }

@@ -1,0 +1,64 @@
+/**
+ * Progress of a long command on stderr: one line rewritten in place on a terminal,
+ * plain periodic lines otherwise (logs, CI), so stdout stays the command's output.
+ */
+export interface Progress {
+  /** Counts `n` more units (rows, records). */
+  readonly add: (n?: number) => void
+  /** Names what is being done now (`sales-orders`), keeping the count. */
+  readonly stage: (label: string) => void
+  readonly count: () => number
+  /** Stops reporting; answers the elapsed seconds and the overall rate. */
+  readonly finish: () => { readonly seconds: number; readonly perSecond: number }
+}
+
+const number = (value: number) => Math.round(value).toLocaleString("en-US")
+
+/** How often a plain line is printed when stderr is not a terminal (ERP_PROGRESS_INTERVAL_MS overrides, for tests). */
+const plainInterval = () => {
+  const configured = Number(process.env.ERP_PROGRESS_INTERVAL_MS)
+  return Number.isFinite(configured) && configured > 0 ? configured : 5000
+}
+
+export const startProgress = (label: string, options: { readonly unit?: string; readonly quiet?: boolean } = {}): Progress => {
+  const unit = options.unit ?? "rows"
+  const started = Date.now()
+  const tty = process.stderr.isTTY === true
+  let current = label
+  let total = 0
+  let lastDrawn = 0
+  const line = () => {
+    const seconds = Math.max((Date.now() - started) / 1000, 0.001)
+    return `${current}: ${number(total)} ${unit}, ${number(total / seconds)} ${unit}/s, ${seconds.toFixed(1)} s`
+  }
+  const draw = () => {
+    if (options.quiet) return
+    if (tty) process.stderr.write(`\r\x1b[2K${line()}`)
+    else process.stderr.write(`${line()}\n`)
+  }
+  const timer = options.quiet ? undefined : setInterval(() => {
+    if (!tty) draw()
+  }, plainInterval())
+  timer?.unref()
+  return {
+    add: (n = 1) => {
+      total += n
+      const now = Date.now()
+      if (tty && now - lastDrawn > 100) {
+        lastDrawn = now
+        draw()
+      }
+    },
+    stage: (next) => {
+      current = next
+      if (tty) draw()
+    },
+    count: () => total,
+    finish: () => {
+      if (timer) clearInterval(timer)
+      if (tty && !options.quiet) process.stderr.write("\r\x1b[2K")
+      const seconds = (Date.now() - started) / 1000
+      return { seconds, perSecond: seconds > 0 ? total / seconds : total }
+    }
+  }
+}
