@@ -1,4 +1,4 @@
-import { checkUntrustedJson, type DomainError, invalid, type InvalidRequest, type OAuth, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
+import { checkUntrustedJson, type DomainError, errorBody, invalid, TenantBusy, TenantGate, type InvalidRequest, type OAuth, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   type CallToolResult,
@@ -56,14 +56,17 @@ type CallerEffect<R> = Effect.Effect<McpCaller, Unauthenticated | InvalidRequest
  * Runs one effect to a tool result, whatever happens: refusals become the spec's
  * error body, defects a logged 500. Only interruption (the client cancelled) escapes.
  */
-const toResult = <R>(name: string, effect: Effect.Effect<unknown, DomainError, R>) =>
+const busyBody = (busy: TenantBusy) =>
+  errorBody(429, `Too many calls of this tenant at once (${busy.concurrency} run at a time; the wait for a turn exceeded ${busy.waitMs} ms); retry shortly`, "TOO_MANY_CONCURRENT_REQUESTS")
+
+const toResult = <R>(name: string, effect: Effect.Effect<unknown, DomainError | TenantBusy, R>) =>
   effect.pipe(
     Effect.map(toolResult),
     Effect.catchAllCause((cause) =>
       Cause.isInterruptedOnly(cause)
         ? Effect.interrupt
         : Option.match(Cause.failureOption(cause), {
-          onSome: (error) => Effect.succeed(toolError(domainErrorBody(error))),
+          onSome: (error) => Effect.succeed(toolError(error instanceof TenantBusy ? busyBody(error) : domainErrorBody(error))),
           onNone: () => Effect.logError(`MCP tool ${name} failed`, cause).pipe(Effect.as(toolError(internalErrorBody())))
         })
     ),
@@ -88,7 +91,9 @@ export const callTool = <R>(tool: ToolDefinition, caller: CallerEffect<R>, args:
     if (untrusted) return yield* Effect.fail(untrusted)
     const { tenantId, rest } = yield* tenantArgument(args)
     const principal = yield* Effect.flatMap(caller, (resolved) => resolved.principalFor(tenantId))
-    return yield* tool.run(principal, rest)
+    // The tenant's turns in the store, as over REST: an agent's burst cannot take the pool from other tenants.
+    const gate = yield* Effect.serviceOption(TenantGate)
+    return yield* Option.isSome(gate) ? gate.value.run(principal.tenantId, tool.run(principal, rest)) : tool.run(principal, rest)
   }))
 
 const LIST_TENANTS: Tool = {
