@@ -2,6 +2,7 @@ import {
   type AnyResource,
   CatalogLookup,
   CursorSecret,
+  SecretBox,
   type DomainEvent,
   ResourceEngine,
   ResourceRepository,
@@ -123,7 +124,8 @@ export const makeMemoryStore = () => {
       Layer.succeed(ResourceRepository, repository),
       Layer.succeed(UnitsOfWork, units),
       Layer.succeed(CursorSecret, { key: Buffer.alloc(32) }),
-      Layer.succeed(CatalogLookup, CatalogLookup.of({} as never))
+      Layer.succeed(CatalogLookup, CatalogLookup.of({} as never)),
+      Layer.succeed(SecretBox, SecretBox.of({} as never))
     ))
   )
   return { layer, events, tables }

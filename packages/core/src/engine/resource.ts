@@ -1,6 +1,7 @@
 import { type Effect, type Option, Schema } from "effect"
 import type { Action, Principal } from "../auth/principal.js"
 import type { CatalogLookup } from "../catalogs/lookup.js"
+import type { SecretBox } from "../secrets/secret-box.js"
 import type { Conflict, Forbidden, InvalidRequest, NotFound, Unprocessable } from "../errors.js"
 import { type AnyField, type ColumnType, FILTER_TYPE, type Fields, type RecordOf, type ResourceRef } from "./field.js"
 import type { FilterField } from "./fields.js"
@@ -24,8 +25,8 @@ export interface WriteContext {
 /** What rules and actions may refuse with: 400, 403 (a write to another resource), 404 (an allocation that is not there), 409, 422. */
 export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound | Forbidden
 
-/** Services the engine offers to write rules (catalog matching, references). */
-export type WriteServices = CatalogLookup
+/** Services the engine offers to write rules (catalog matching, references; sealing a secret the record keeps). */
+export type WriteServices = CatalogLookup | SecretBox
 
 /** One child of a collection while a write is being prepared. */
 export interface ChildDraft {

@@ -11,6 +11,8 @@ import { products } from "./products.js"
 import { purchaseInvoices } from "./purchase-invoices.js"
 import { receivables } from "./receivables.js"
 import { suppliers } from "./suppliers.js"
+import { webhookDeliveries } from "../webhooks/deliveries.js"
+import { webhookEndpoints } from "../webhooks/endpoints.js"
 
 /** Business resources that take writes, in the order transports present them. Adding a resource is adding it here. */
 export const resources: ReadonlyArray<AnyResource> = [
@@ -26,8 +28,11 @@ export const resources: ReadonlyArray<AnyResource> = [
   integrationEntityMappings
 ] as ReadonlyArray<AnyResource>
 
-/** Everything every transport serves: business resources, the change feed, and the read-only reference catalogs. */
-export const allResources: ReadonlyArray<AnyResource> = [...resources, events as AnyResource, ...catalogResources]
+/** The tenant's webhook configuration and delivery log: admin only, no events. */
+export const webhookResources: ReadonlyArray<AnyResource> = [webhookEndpoints, webhookDeliveries] as ReadonlyArray<AnyResource>
+
+/** Everything every transport serves: business resources, the change feed, webhooks, and the read-only reference catalogs. */
+export const allResources: ReadonlyArray<AnyResource> = [...resources, events as AnyResource, ...webhookResources, ...catalogResources]
 
 /** What REST and MCP serve: everything but the panel-only resources. */
 export const publicResources = (registry: ReadonlyArray<AnyResource>): ReadonlyArray<AnyResource> =>
@@ -44,5 +49,7 @@ export {
   products,
   purchaseInvoices,
   receivables,
-  suppliers
+  suppliers,
+  webhookDeliveries,
+  webhookEndpoints
 }

@@ -8,6 +8,7 @@ import documents from "./migrations/0005_documents.js"
 import finance from "./migrations/0006_finance.js"
 import rateLimitWindows from "./migrations/0007_rate_limit_windows.js"
 import sealedSecrets from "./migrations/0008_sealed_secrets.js"
+import webhooks from "./migrations/0011_webhooks.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -18,7 +19,8 @@ export const migrations = {
   "0005_documents": documents,
   "0006_finance": finance,
   "0007_rate_limit_windows": rateLimitWindows,
-  "0008_sealed_secrets": sealedSecrets
+  "0008_sealed_secrets": sealedSecrets,
+  "0011_webhooks": webhooks
 }
 
 const run = Migrator.make({})

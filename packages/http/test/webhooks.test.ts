@@ -1,0 +1,186 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { asOperator, layerWebhookDispatcher, type Principal, ResourceEngine, Tenancy, webhookDeliveries, webhookEndpoints, type DispatcherOptions } from "@erp/core"
+import { Effect, Fiber, Layer } from "effect"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
+import { storeKinds, testStore } from "../../../test/support/stores.js"
+import { eventually, startReceiver } from "../../../test/support/webhook-receiver.js"
+
+type Receiver = Awaited<ReturnType<typeof startReceiver>>
+
+/** Webhooks end to end: endpoints, signed deliveries verified by the `standardwebhooks` package, retries, 410, rotation, the log. */
+describe.each(storeKinds)("webhooks on %s", (kind) => {
+  let host: TestHost
+  let tenant: TestTenant
+  let admin: Principal
+  let receiver: Receiver
+  const dispatchers: Array<Fiber.RuntimeFiber<never, unknown>> = []
+
+  const engine = <A>(f: (engine: ResourceEngine["Type"]) => Effect.Effect<A, unknown>) => host.run(Effect.flatMap(ResourceEngine, f) as Effect.Effect<A, never>)
+  const createEndpoint = (body: Record<string, unknown>) => engine((e) => e.create(webhookEndpoints, admin, body)) as Promise<Record<string, any>>
+  const startDispatcher = (options: DispatcherOptions = {}) => {
+    dispatchers.push(host.runtime.runFork(Layer.launch(layerWebhookDispatcher({ allowPrivate: true, pollMs: 50, retryDelaysMs: [300, 300, 300], ...options }))))
+  }
+  const write = async (method: string, path: string, body?: unknown) => {
+    const response = await host.request(method, path, { token: tenant.token, body })
+    expect(response.status, JSON.stringify(response.body)).toBeLessThan(300)
+    return response.body
+  }
+  const deliveries = (endpointId: string) =>
+    engine((e) => e.list(webhookDeliveries, admin, [["endpoint_id", endpointId], ["limit", "100"]])).then((page) => page.data as Array<Record<string, any>>)
+  const forEndpoint = (secret: string) => receiver.received.filter((entry) => entry.verifiedWith.includes(secret))
+
+  beforeAll(async () => {
+    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
+    host = await startTestHost(testStore(kind))
+    tenant = await host.createTenant("BR")
+    const owner = await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(tenant.id)))
+    admin = asOperator(owner, "test")
+    receiver = await startReceiver()
+  })
+  afterEach(async () => {
+    await Promise.all(dispatchers.splice(0).map((fiber) => host.runtime.runPromise(Fiber.interrupt(fiber))))
+    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
+    receiver.answerWith(() => 200)
+  })
+  afterAll(async () => {
+    delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
+    await receiver?.close()
+    await host?.close()
+  })
+
+  it("creates an endpoint with a whsec_ secret shown once and stored sealed, records no event, and is admin only", async () => {
+    const before = await host.request("GET", "/events?limit=100", { token: tenant.token })
+    const created = await createEndpoint({ url: receiver.url, events: ["products.*"], description: "shop" })
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
+    expect(created).toMatchObject({ url: receiver.url, events: ["products.*"], enabled: true, disabled_reason: null })
+    const read = await engine((e) => e.get(webhookEndpoints, admin, created.id, []))
+    expect(read.secret).toBeNull()
+    const stored = await host.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ secret_sealed: string }>`SELECT secret_sealed FROM webhook_endpoints WHERE id = ${created.id}::uuid`).pipe(Effect.orDie))
+    expect(stored[0].secret_sealed).toMatch(/^erpsb1\./)
+    expect(stored[0].secret_sealed).not.toContain(created.secret.slice(6))
+    const after = await host.request("GET", "/events?limit=100", { token: tenant.token })
+    expect(after.body.data.length).toBe(before.body.data.length)
+    // An API key has no role: admin-only resources refuse it whatever its grants.
+    for (const [method, path] of [["GET", "/webhook-endpoints"], ["POST", "/webhook-endpoints"], ["GET", "/webhook-deliveries"]] as const) {
+      const response = await host.request(method, path, { token: tenant.token, ...(method === "POST" ? { body: { url: receiver.url, events: ["*"] } } : {}) })
+      expect(response.status, path).toBe(403)
+    }
+    await engine((e) => e.remove(webhookEndpoints, admin, created.id))
+  })
+
+  it("refuses private, loopback and http URLs without ERP_WEBHOOKS_ALLOW_PRIVATE, and unknown events", async () => {
+    delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
+    for (const url of ["https://10.0.0.1/hooks", "https://127.0.0.1/x", "https://169.254.169.254/latest", "https://[::1]/x", "https://localhost/x", "http://hooks.example.com/x"]) {
+      const refused = await host.run(Effect.flip(Effect.flatMap(ResourceEngine, (e) => e.create(webhookEndpoints, admin, { url, events: ["*"] }))))
+      expect(refused, url).toMatchObject({ _tag: "Unprocessable", code: "WEBHOOK_URL_REFUSED" })
+    }
+    for (const events of [["nothing.create"], ["products.archive"], []]) {
+      const refused = await host.run(Effect.flip(Effect.flatMap(ResourceEngine, (e) => e.create(webhookEndpoints, admin, { url: "https://hooks.example.com/x", events }))))
+      expect(refused._tag, JSON.stringify(events)).toBe("InvalidRequest")
+    }
+    const accepted = await createEndpoint({ url: "https://hooks.example.com/x", events: ["*"] })
+    await engine((e) => e.remove(webhookEndpoints, admin, accepted.id))
+  })
+
+  it("delivers exactly the subscribed events, signed, to each endpoint, and none to others", async () => {
+    const products = await createEndpoint({ url: receiver.url, events: ["products.*"] })
+    const customers = await createEndpoint({ url: receiver.url, events: ["customers.create"] })
+    const disabled = await createEndpoint({ url: receiver.url, events: ["*"], enabled: false })
+    receiver.verifyWith([products.secret, customers.secret, disabled.secret])
+    startDispatcher()
+    const product = await write("POST", "/products", { name: "Espresso" })
+    await write("PATCH", `/products/${product.id}`, { metadata: { step: 2 } })
+    await write("DELETE", `/products/${product.id}`)
+    const customer = await write("POST", "/customers", { legal_name: "Padaria" })
+    await write("PATCH", `/customers/${customer.id}`, { metadata: { step: 2 } })
+    await write("POST", "/integration-entity-mappings", {
+      tenant_integration_id: "6f1c2a8e-3b4d-4c5e-8f90-1a2b3c4d5e6f", entity_type: "customer", internal_entity_id: customer.id, external_entity_id: "x:1"
+    })
+    await eventually(() => forEndpoint(products.secret).length >= 3 && forEndpoint(customers.secret).length >= 1, 15_000, "deliveries")
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(forEndpoint(products.secret).map((entry) => `${entry.payload.type} ${entry.payload.data.id}`)).toEqual(
+      ["create", "update", "delete"].map((action) => `products.${action} ${product.id}`)
+    )
+    expect(forEndpoint(customers.secret).map((entry) => entry.payload.type)).toEqual(["customers.create"])
+    expect(forEndpoint(disabled.secret)).toEqual([])
+    expect(receiver.failures.filter((failure) => !failure.includes("signature"))).toEqual([])
+    const first = forEndpoint(products.secret)[0]
+    expect(first.payload).toEqual({
+      id: expect.any(String), type: "products.create", timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      data: { id: product.id, resource: "products", action: "create", tenant_id: tenant.id }
+    })
+    expect(first.headers["content-type"]).toBe("application/json")
+    expect(first.headers["user-agent"]).toMatch(/^erp-webhooks\//)
+    expect(first.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/)
+    const log = await deliveries(products.id)
+    expect(log.map((delivery) => delivery.status)).toEqual(["succeeded", "succeeded", "succeeded"])
+    const one = await engine((e) => e.get(webhookDeliveries, admin, first.id, [])) as Record<string, any>
+    expect(one.attempts).toEqual([expect.objectContaining({ attempt_number: 1, status_code: 200, response_body: "answered 200", error: null })])
+    for (const endpoint of [products, customers, disabled]) await engine((e) => e.remove(webhookEndpoints, admin, endpoint.id))
+  })
+
+  it("retries after a 500 and succeeds; 410 disables the endpoint", async () => {
+    const flaky = await createEndpoint({ url: receiver.url, events: ["suppliers.create"] })
+    receiver.verifyWith([flaky.secret])
+    receiver.answerWith(({ count }) => (count === 1 ? 500 : 200))
+    startDispatcher()
+    const supplier = await write("POST", "/suppliers", { legal_name: "Torrefação" })
+    await eventually(async () => (await deliveries(flaky.id))[0]?.status === "succeeded", 15_000, "the retry")
+    const [delivery] = await deliveries(flaky.id)
+    expect(delivery).toMatchObject({ event_type: "suppliers.create", resource_id: supplier.id, attempt_count: 2, last_status_code: 200 })
+    expect(delivery.attempts.map((attempt: any) => attempt.status_code)).toEqual([500, 200])
+
+    receiver.answerWith(() => 410)
+    await write("POST", "/suppliers", { legal_name: "Gone Ltda" })
+    await eventually(async () => (await engine((e) => e.get(webhookEndpoints, admin, flaky.id, [])) as any).enabled === false, 15_000, "disable")
+    const endpoint = await engine((e) => e.get(webhookEndpoints, admin, flaky.id, [])) as Record<string, any>
+    expect(endpoint.disabled_reason).toBe("gone")
+    const gone = (await deliveries(flaky.id)).find((entry) => entry.last_status_code === 410)
+    expect(gone).toMatchObject({ status: "failed", attempt_count: 1 })
+    await engine((e) => e.remove(webhookEndpoints, admin, flaky.id))
+  })
+
+  it("signs with the old and the new secret after a rotation; retry and replay send again", async () => {
+    const endpoint = await createEndpoint({ url: receiver.url, events: ["financial-categories.create"] })
+    const rotated = await engine((e) => e.action(webhookEndpoints, webhookEndpoints.actions![0], admin, endpoint.id, {}, undefined)) as { secret: string; previous_secret_expires_at: string }
+    expect(rotated.secret).toMatch(/^whsec_/)
+    expect(rotated.secret).not.toBe(endpoint.secret)
+    expect(Date.parse(rotated.previous_secret_expires_at) - Date.now()).toBeGreaterThan(23 * 3600_000)
+    receiver.verifyWith([endpoint.secret, rotated.secret])
+    startDispatcher()
+    const since = new Date(Date.now() - 1000).toISOString()
+    await write("POST", "/financial-categories", { name: "Rent", type: "expense" })
+    await eventually(() => receiver.received.some((entry) => entry.verifiedWith.includes(rotated.secret)), 15_000, "a delivery")
+    const sent = receiver.received.filter((entry) => entry.verifiedWith.includes(rotated.secret))
+    expect(sent[0].verifiedWith).toEqual([endpoint.secret, rotated.secret])
+
+    const [delivery] = await deliveries(endpoint.id)
+    const retried = await engine((e) => e.action(webhookDeliveries, webhookDeliveries.actions![0], admin, delivery.id, {}, undefined)) as Record<string, any>
+    expect(retried.status).toBe("pending")
+    await eventually(() => receiver.received.filter((entry) => entry.id === delivery.id).length === 2, 15_000, "the retry")
+
+    const replay = webhookEndpoints.actions!.find((action) => action.name === "replay")!
+    const replayed = await engine((e) => e.action(webhookEndpoints, replay, admin, endpoint.id, {}, { since })) as Record<string, any>
+    expect(replayed).toEqual({ replayed: 1, truncated: false })
+    await eventually(async () => (await deliveries(endpoint.id)).length === 2 && (await deliveries(endpoint.id)).every((entry) => entry.status === "succeeded"), 15_000, "the replay")
+    await engine((e) => e.remove(webhookEndpoints, admin, endpoint.id))
+  })
+
+  it.runIf(kind === "postgres")("two workers and a host on one PostgreSQL never send the same delivery twice at once, at most 4 per endpoint", async () => {
+    const endpoint = await createEndpoint({ url: receiver.url, events: ["financial-categories.*"] })
+    receiver.verifyWith([endpoint.secret])
+    receiver.answerWith(() => new Promise((resolve) => setTimeout(() => resolve(200), 150)))
+    const before = receiver.received.length
+    for (let index = 0; index < 40; index += 1) await write("POST", "/financial-categories", { name: `Cat ${index}`, type: "expense" })
+    for (const workerId of ["host", "worker-1", "worker-2"]) startDispatcher({ workerId })
+    await eventually(async () => (await deliveries(endpoint.id)).filter((entry) => entry.status === "succeeded").length === 40, 30_000, "40 deliveries")
+    const sent = receiver.received.slice(before)
+    expect(new Set(sent.map((entry) => entry.id)).size).toBe(40)
+    expect(sent.length).toBe(40)
+    expect(receiver.overlaps).toEqual([])
+    expect(receiver.maxInFlight()).toBeLessThanOrEqual(4)
+    await engine((e) => e.remove(webhookEndpoints, admin, endpoint.id))
+  })
+})
