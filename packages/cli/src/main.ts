@@ -9,6 +9,8 @@ import { registerServe } from "./commands/serve.js"
 import { registerStore } from "./commands/store.js"
 import { registerTenants } from "./commands/tenants.js"
 import { registerUsers } from "./commands/users.js"
+import { registerWebhooks } from "./commands/webhooks.js"
+import { registerWorker } from "./commands/worker.js"
 import { reportFailure } from "./runtime.js"
 
 export const VERSION = "0.1.0"
@@ -23,6 +25,7 @@ Examples:
   erp export products --tenant <tenant-id> > products.jsonl
   erp import ofx statement.ofx --account <account-id> --tenant <tenant-id>
   erp mcp --api-key sk_...                           # MCP over stdio for an agent
+  erp webhooks create --tenant <tenant-id> --url https://hooks.example.com/erp --events "products.*,sales-orders.update"
 
 Run "erp <command> --help" for a command's options and examples.
 `
@@ -37,6 +40,7 @@ export const makeProgram = () => {
     .showHelpAfterError()
     .addHelpText("after", HELP_EXAMPLES)
   registerServe(program)
+  registerWorker(program)
   registerStore(program)
   registerTenants(program)
   registerUsers(program)
@@ -46,6 +50,7 @@ export const makeProgram = () => {
   registerExport(program)
   registerRestore(program)
   registerImport(program)
+  registerWebhooks(program)
   return program
 }
 

@@ -5,7 +5,7 @@ import { hostname } from "node:os"
 import { SecretBox } from "../secrets/secret-box.js"
 import { signingSecrets } from "./endpoints.js"
 import { send, type SendResult } from "./send.js"
-import { signatureHeader } from "./signing.js"
+import { deliveryHeaders } from "./test-event.js"
 import { allowPrivateWebhooks, urlProblem } from "./url-safety.js"
 
 /** After a failed attempt n, the next comes this long later; after the last, the delivery has failed (10 attempts in about 3.5 days). */
@@ -49,8 +49,6 @@ interface Claimed {
   readonly event_created_at: Date | string
   readonly attempt_count: number
 }
-
-const USER_AGENT = "erp-webhooks/0.1 (+Standard Webhooks)"
 
 const iso = (value: Date | string) => new Date(value).toISOString()
 
@@ -156,16 +154,9 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
         const problem = urlProblem(String(endpoint.url), allowPrivate)
         const secrets = yield* Effect.provideService(signingSecrets(endpoint), SecretBox, box)
         const body = payloadOf(delivery)
-        const timestamp = Math.floor(Date.now() / 1000)
         const result: SendResult = problem
           ? { statusCode: null, latencyMs: 0, error: `refused: the URL ${problem}`, body: null }
-          : yield* send(new URL(String(endpoint.url)), {
-            "content-type": "application/json",
-            "user-agent": USER_AGENT,
-            "webhook-id": delivery.id,
-            "webhook-timestamp": String(timestamp),
-            "webhook-signature": signatureHeader(secrets, delivery.id, timestamp, body)
-          }, body, { timeoutMs, allowPrivate })
+          : yield* send(new URL(String(endpoint.url)), deliveryHeaders(secrets, delivery.id, body), body, { timeoutMs, allowPrivate })
         yield* record(delivery, result, number)
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${delivery.id} could not be attempted`, cause)),
