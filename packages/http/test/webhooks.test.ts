@@ -142,6 +142,34 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
     await engine((e) => e.remove(webhookEndpoints, admin, flaky.id))
   })
 
+  it("disables an endpoint failing for 5 days without a success, says so in the change feed, and retries up to the last delay", async () => {
+    const failing = await createEndpoint({ url: receiver.url, events: ["financial-accounts.create"] })
+    receiver.verifyWith([failing.secret])
+    receiver.answerWith(() => 503)
+    await host.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = ${failing.id}::uuid`).pipe(Effect.orDie))
+    startDispatcher()
+    await write("POST", "/financial-accounts", { name: "Caixa", type: "cash" })
+    await eventually(async () => (await engine((e) => e.get(webhookEndpoints, admin, failing.id, [])) as any).enabled === false, 15_000, "disable")
+    const endpoint = await engine((e) => e.get(webhookEndpoints, admin, failing.id, [])) as Record<string, any>
+    expect(endpoint.disabled_reason).toBe("failing")
+    const feed = await host.request("GET", `/events?type=webhook_endpoint.disabled&resource_id=${failing.id}`, { token: tenant.token })
+    expect(feed.body.data).toEqual([expect.objectContaining({ type: "webhook_endpoint.disabled", resource: "webhook-endpoints", action: "disabled" })])
+    // No webhook for it, even to an endpoint taking every event.
+    expect(receiver.received.some((entry) => entry.payload.type === "webhook_endpoint.disabled")).toBe(false)
+
+    // Re-enabled, it keeps failing: three attempts (two shortened delays), then failed.
+    await engine((e) => e.update(webhookEndpoints, admin, failing.id, { enabled: true }))
+    const reenabled = await engine((e) => e.get(webhookEndpoints, admin, failing.id, [])) as Record<string, any>
+    expect(reenabled).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null })
+    await write("POST", "/financial-accounts", { name: "Banco", type: "checking" })
+    await eventually(async () => (await deliveries(failing.id)).some((entry) => entry.status === "failed" && entry.attempt_count === 4), 15_000, "four attempts")
+    const [last] = (await deliveries(failing.id)).filter((entry) => entry.attempt_count === 4)
+    expect(last.attempts.map((attempt: any) => attempt.status_code)).toEqual([503, 503, 503, 503])
+    expect(last.next_attempt_at).toBeNull()
+    await engine((e) => e.remove(webhookEndpoints, admin, failing.id))
+  })
+
   it("signs with the old and the new secret after a rotation; retry and replay send again", async () => {
     const endpoint = await createEndpoint({ url: receiver.url, events: ["financial-categories.create"] })
     const rotated = await engine((e) => e.action(webhookEndpoints, webhookEndpoints.actions![0], admin, endpoint.id, {}, undefined)) as { secret: string; previous_secret_expires_at: string }

@@ -126,15 +126,21 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
           WHERE tenant_id = ${delivery.tenant_id}::uuid AND id = ${delivery.id}::uuid AND leased_by = ${workerId}`
         if (ok) {
           yield* sql`UPDATE webhook_endpoints SET failing_since = NULL WHERE tenant_id = ${delivery.tenant_id}::uuid AND id = ${delivery.endpoint_id}::uuid AND failing_since IS NOT NULL`
-        } else if (gone) {
-          yield* sql`UPDATE webhook_endpoints SET enabled = false, disabled_reason = 'gone', updated_at = now()
-            WHERE tenant_id = ${delivery.tenant_id}::uuid AND id = ${delivery.endpoint_id}::uuid`
-        } else {
-          yield* sql`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, clock_timestamp()),
-              enabled = enabled AND coalesce(failing_since, clock_timestamp()) > clock_timestamp() - ${`${FAILING_DAYS} days`}::interval,
-              disabled_reason = CASE WHEN coalesce(failing_since, clock_timestamp()) <= clock_timestamp() - ${`${FAILING_DAYS} days`}::interval THEN 'failing' ELSE disabled_reason END
-            WHERE tenant_id = ${delivery.tenant_id}::uuid AND id = ${delivery.endpoint_id}::uuid`
+          return
         }
+        // A 410, or failures and no success for FAILING_DAYS: the endpoint is turned off, once, and the feed says so.
+        const disabled = yield* sql<{ id: string }>`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, clock_timestamp()),
+            enabled = false, disabled_reason = ${gone ? "gone" : "failing"}, updated_at = clock_timestamp()
+          WHERE tenant_id = ${delivery.tenant_id}::uuid AND id = ${delivery.endpoint_id}::uuid AND enabled
+            AND (${gone}::boolean OR failing_since <= clock_timestamp() - ${`${FAILING_DAYS} days`}::interval)
+          RETURNING id`
+        if (disabled.length > 0) {
+          yield* sql`INSERT INTO events (tenant_id, type, resource, resource_id, action, actor_kind, actor_id)
+            VALUES (${delivery.tenant_id}::uuid, 'webhook_endpoint.disabled', 'webhook-endpoints', ${delivery.endpoint_id}, 'disabled', 'system', 'webhooks')`
+          return
+        }
+        yield* sql`UPDATE webhook_endpoints SET failing_since = clock_timestamp()
+          WHERE tenant_id = ${delivery.tenant_id}::uuid AND id = ${delivery.endpoint_id}::uuid AND failing_since IS NULL`
       }))
 
     /** A delivery whose endpoint is gone or disabled is not sent: it fails with the reason. */

@@ -9,8 +9,14 @@ import { Effect } from "effect"
  * A delivery copies what its payload says about the event, so it still sends the
  * same bytes after the change feed has pruned the event. `lease_until` is a
  * dispatcher's claim: expired, any other worker may take the delivery again.
+ *
+ * The change feed also says when the server disabled an endpoint
+ * (`webhook_endpoint.disabled`, action `disabled`): a signal for the panel, never a webhook.
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`
+ALTER TABLE events DROP CONSTRAINT events_action_check;
+ALTER TABLE events ADD CONSTRAINT events_action_check CHECK (action IN ('create', 'update', 'delete', 'restore', 'disabled'));
+
 CREATE TABLE webhook_endpoints (
   tenant_id uuid NOT NULL REFERENCES tenants (id),
   id uuid NOT NULL DEFAULT gen_random_uuid(),
