@@ -4,6 +4,7 @@ import { Effect, Fiber, Layer } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
+import { adminAccessToken } from "../../../test/support/oauth.js"
 import { eventually, startReceiver } from "../../../test/support/webhook-receiver.js"
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>
@@ -63,7 +64,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
     const after = await host.request("GET", "/events?limit=100", { token: tenant.token })
     expect(after.body.data.length).toBe(before.body.data.length)
     // An API key has no role: admin-only resources refuse it whatever its grants.
-    for (const [method, path] of [["GET", "/webhook-endpoints"], ["POST", "/webhook-endpoints"], ["GET", "/webhook-deliveries"]] as const) {
+    for (const [method, path] of [["GET", "/webhook-endpoints"], ["POST", "/webhook-endpoints"], ["GET", "/webhook-endpoints/00000000-0000-4000-8000-000000000000/deliveries"]] as const) {
       const response = await host.request(method, path, { token: tenant.token, ...(method === "POST" ? { body: { url: receiver.url, events: ["*"] } } : {}) })
       expect(response.status, path).toBe(403)
     }
@@ -194,6 +195,59 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
     expect(replayed).toEqual({ replayed: 1, truncated: false })
     await eventually(async () => (await deliveries(endpoint.id)).length === 2 && (await deliveries(endpoint.id)).every((entry) => entry.status === "succeeded"), 15_000, "the replay")
     await engine((e) => e.remove(webhookEndpoints, admin, endpoint.id))
+  })
+
+  it("serves endpoints, their deliveries, retry, rotate-secret and replay over HTTP to an admin user", async () => {
+    const token = await adminAccessToken(host, tenant.id)
+    const as = (method: string, path: string, body?: unknown) => host.request(method, path, { token, ...(body !== undefined ? { body } : {}) })
+    const created = await as("POST", "/webhook-endpoints", { url: receiver.url, events: ["financial-categories.create"] })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    expect(created.body.secret).toMatch(/^whsec_/)
+    expect((await as("GET", `/webhook-endpoints/${created.body.id}`)).body.secret).toBeNull()
+    expect((await as("POST", "/webhook-endpoints", { url: "https://10.0.0.1/hooks", events: ["*"] })).status).toBe(201)
+    delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
+    const refused = await as("POST", "/webhook-endpoints", { url: "https://10.0.0.1/hooks", events: ["*"] })
+    expect(refused.status).toBe(422)
+    expect(refused.body).toMatchObject({ status_code: 422, code: "WEBHOOK_URL_REFUSED", details: { fields: { url: [expect.stringMatching(/private/)] } } })
+    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
+
+    receiver.verifyWith([created.body.secret])
+    startDispatcher()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const since = new Date().toISOString()
+    await write("POST", "/financial-categories", { name: "Travel", type: "expense" })
+    const path = `/webhook-endpoints/${created.body.id}/deliveries`
+    await eventually(async () => (await as("GET", `${path}?status=succeeded`)).body.data.length === 1, 15_000, "a delivery")
+    const list = await as("GET", `${path}?status=succeeded&event_type=financial-categories.create`)
+    expect(list.status, JSON.stringify(list.body)).toBe(200)
+    const [delivery] = list.body.data
+    expect(delivery).toMatchObject({ endpoint_id: created.body.id, status: "succeeded", attempt_count: 1 })
+    expect((await as("GET", `${path}?status=failed`)).body.data).toEqual([])
+    const one = await as("GET", `${path}/${delivery.id}`)
+    expect(one.body.attempts).toEqual([expect.objectContaining({ status_code: 200 })])
+    const retried = await as("POST", `${path}/${delivery.id}/retry`)
+    expect(retried.status).toBe(200)
+    expect(retried.body.status).toBe("pending")
+    const replayed = await as("POST", `/webhook-endpoints/${created.body.id}/replay`, { since })
+    expect(replayed.body).toEqual({ replayed: 1, truncated: false })
+    const rotated = await as("POST", `/webhook-endpoints/${created.body.id}/rotate-secret`)
+    expect(rotated.status).toBe(200)
+    expect(rotated.body.secret).toMatch(/^whsec_/)
+
+    // Another endpoint's path does not reach this delivery; an unknown endpoint is its 404.
+    const other = await as("POST", "/webhook-endpoints", { url: receiver.url, events: ["products.create"] })
+    const elsewhere = await as("GET", `/webhook-endpoints/${other.body.id}/deliveries/${delivery.id}`)
+    expect(elsewhere.status).toBe(404)
+    expect(elsewhere.body.code).toBe("WEBHOOK_DELIVERY_NOT_FOUND")
+    const missing = await as("GET", "/webhook-endpoints/00000000-0000-4000-8000-000000000000/deliveries")
+    expect(missing.status).toBe(404)
+    expect(missing.body.code).toBe("WEBHOOK_ENDPOINT_NOT_FOUND")
+    // Another tenant's admin sees none of it.
+    const stranger = await host.createTenant("BR")
+    const strangerToken = await adminAccessToken(host, stranger.id)
+    expect((await host.request("GET", `/webhook-endpoints/${created.body.id}`, { token: strangerToken })).status).toBe(404)
+    expect((await host.request("GET", `${path}/${delivery.id}`, { token: strangerToken })).status).toBe(404)
+    for (const id of [created.body.id, other.body.id]) expect((await as("DELETE", `/webhook-endpoints/${id}`)).status).toBe(204)
   })
 
   it.runIf(kind === "postgres")("two workers and a host on one PostgreSQL never send the same delivery twice at once, at most 4 per endpoint", async () => {

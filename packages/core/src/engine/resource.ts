@@ -224,6 +224,12 @@ export interface ResourceDeclaration<F extends Fields> {
   readonly panelOnly?: boolean
   /** Subscribable: every write records one `<name>.<action>` event (spec "Events"). */
   readonly events?: boolean
+  /**
+   * Served over HTTP under one record of another resource (`/webhook-endpoints/{parentId}/deliveries`,
+   * `…/deliveries/{id}`, its actions below that): `key` is the field naming the parent, which
+   * the route fills; a record of another parent is 404. Other transports filter by `key`.
+   */
+  readonly nestedUnder?: { readonly parent: () => AnyResource; readonly key: string; readonly segment: string }
 
   readonly table: string
   /** Tenant rows (`tenant_id`, soft delete) or a global catalog. Default `tenant`. */
