@@ -12,6 +12,7 @@ import {
   startForwarder
 } from "../../test/support/browser.js"
 import { TEST_PASSWORD } from "../../test/support/oauth.js"
+import { eventually, startReceiver } from "../../test/support/webhook-receiver.js"
 import { storeKinds, testStore } from "../../test/support/stores.js"
 import { BASE_PATH, startHost } from "../fetch-handler.js"
 
@@ -90,6 +91,24 @@ describe.each(storeKinds)("embedding the fetch handler under /erp in node:http o
     expect(await host.erp.resources.get("products", product.id, { tenantId: tenant.id, withDeleted: true })).toMatchObject({
       deleted_at: expect.any(String)
     })
+  })
+
+  it("sends webhooks from the embedding process: an endpoint made through the facade receives the writes, signed", async () => {
+    const receiver = await startReceiver()
+    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
+    try {
+      const { tenant } = await tenantWithKey(host)
+      const endpoint = (await host.erp.resources.create("webhook-endpoints", { url: receiver.url, events: ["products.create"] }, { tenantId: tenant.id })) as { id: string; secret: string }
+      receiver.verifyWith([endpoint.secret])
+      const product = (await host.erp.resources.create("products", { name: "Hooked" }, { tenantId: tenant.id })) as { id: string }
+      await eventually(() => receiver.received.length === 1, 15_000, "the delivery")
+      expect(receiver.received[0]).toMatchObject({ verifiedWith: [endpoint.secret], payload: { type: "products.create", data: { id: product.id, tenant_id: tenant.id } } })
+      const rotated = (await host.erp.resources.action("webhook-endpoints", endpoint.id, "rotate-secret", undefined, { tenantId: tenant.id })) as { secret: string }
+      expect(rotated.secret).toMatch(/^whsec_/)
+    } finally {
+      delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
+      await receiver.close()
+    }
   })
 
   it("gives tenants a time zone: the country's by default, or chosen, and changes it", async () => {

@@ -3,6 +3,8 @@ import { NodeHttpServer } from "@effect/platform-node"
 import {
   allResources,
   type AnyResource,
+  type DispatcherOptions,
+  layerWebhookDispatcher,
   explainStartupFailure,
   layerCore,
   makeAdmin,
@@ -79,6 +81,12 @@ export interface StoreOptions {
    * answer the user's id or email for the request, or nothing to show the sign-in form.
    */
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
+  /**
+   * Send webhooks from this process: the dispatcher runs in the background until `close` /
+   * `dispose` (default true; settings such as `concurrency` may be given). `false` when
+   * `erp worker` processes send them.
+   */
+  readonly webhooks?: boolean | DispatcherOptions
 }
 
 export interface FetchHandlerOptions extends StoreOptions {
@@ -96,14 +104,17 @@ const settingsOf = (options: FetchHandlerOptions): Partial<OAuthSettings> => ({
   ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {})
 })
 
-const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) =>
-  layerCore(location, {
+const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) => {
+  const core = layerCore(location, {
     oauth: settingsOf(options),
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
     ...(options.previousSecretKey !== undefined ? { previousSecretKey: options.previousSecretKey } : {})
   }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
   )
+  if (options.webhooks === false) return core
+  return layerWebhookDispatcher(options.webhooks === true || options.webhooks === undefined ? {} : options.webhooks).pipe(Layer.provideMerge(core))
+}
 
 /** Hints name the options of this API, not the CLI's flags. */
 const startupContext = (location: StoreLocation, listen?: { host: string; port: number }): StartupContext => ({

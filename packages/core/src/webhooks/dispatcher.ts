@@ -79,7 +79,8 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
     const leaseMs = options.leaseMs ?? 60_000
     const timeoutMs = options.timeoutMs ?? 15_000
     const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS
-    const allowPrivate = options.allowPrivate ?? allowPrivateWebhooks()
+    // Read per attempt: a host started before the switch was set honours it.
+    const allowPrivate = () => options.allowPrivate ?? allowPrivateWebhooks()
 
     /** Up to `limit` due deliveries, at most `perEndpoint` in flight per endpoint (the endpoint row locked while counting). */
     const claim = (limit: number) =>
@@ -157,12 +158,12 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
         if (!endpoint || endpoint.deleted_at !== null) return yield* abandon(delivery, "the endpoint was deleted")
         if (endpoint.enabled !== true) return yield* abandon(delivery, "the endpoint is disabled")
         const number = Number(delivery.attempt_count) + 1
-        const problem = urlProblem(String(endpoint.url), allowPrivate)
+        const problem = urlProblem(String(endpoint.url), allowPrivate())
         const secrets = yield* Effect.provideService(signingSecrets(endpoint), SecretBox, box)
         const body = payloadOf(delivery)
         const result: SendResult = problem
           ? { statusCode: null, latencyMs: 0, error: `refused: the URL ${problem}`, body: null }
-          : yield* send(new URL(String(endpoint.url)), deliveryHeaders(secrets, delivery.id, body), body, { timeoutMs, allowPrivate })
+          : yield* send(new URL(String(endpoint.url)), deliveryHeaders(secrets, delivery.id, body), body, { timeoutMs, allowPrivate: allowPrivate() })
         yield* record(delivery, result, number)
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${delivery.id} could not be attempted`, cause)),
