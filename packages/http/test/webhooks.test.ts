@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { asOperator, layerWebhookDispatcher, type Principal, ResourceEngine, Tenancy, webhookDeliveries, webhookEndpoints, type DispatcherOptions } from "@erp/core"
+import { asOperator, layerWebhookDispatcher, pruneEvents, type Principal, ResourceEngine, Tenancy, webhookDeliveries, webhookEndpoints, type DispatcherOptions } from "@erp/core"
 import { Effect, Fiber, Layer } from "effect"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
@@ -248,6 +248,27 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
     expect((await host.request("GET", `/webhook-endpoints/${created.body.id}`, { token: strangerToken })).status).toBe(404)
     expect((await host.request("GET", `${path}/${delivery.id}`, { token: strangerToken })).status).toBe(404)
     for (const id of [created.body.id, other.body.id]) expect((await as("DELETE", `/webhook-endpoints/${id}`)).status).toBe(204)
+  })
+
+  it("prunes finished deliveries with their attempts after 30 days, never pending or retrying ones", async () => {
+    const endpoint = await createEndpoint({ url: receiver.url, events: ["financial-categories.create"] })
+    receiver.verifyWith([endpoint.secret])
+    startDispatcher()
+    await write("POST", "/financial-categories", { name: "Old", type: "expense" })
+    await eventually(async () => (await deliveries(endpoint.id))[0]?.status === "succeeded", 15_000, "a delivery")
+    const [done] = await deliveries(endpoint.id)
+    await host.runtime.runPromise(Fiber.interrupt(dispatchers.pop()!))
+    await write("POST", "/financial-categories", { name: "Still pending", type: "expense" })
+    const sql = (statement: (sql: SqlClient.SqlClient) => Effect.Effect<unknown, unknown>) =>
+      host.run(Effect.flatMap(SqlClient.SqlClient, statement).pipe(Effect.orDie))
+    await sql((sql) => sql`UPDATE webhook_deliveries SET updated_at = now() - interval '31 days', next_attempt_at = now() + interval '1 day'
+      WHERE endpoint_id = ${endpoint.id}::uuid`)
+    await host.run(pruneEvents)
+    const left = await deliveries(endpoint.id)
+    expect(left.map((delivery) => delivery.status)).toEqual(["pending"])
+    const attempts = await sql((sql) => sql<{ count: number }>`SELECT count(*)::int AS count FROM webhook_delivery_attempts WHERE delivery_id = ${done.id}::uuid`) as Array<{ count: number }>
+    expect(attempts[0].count).toBe(0)
+    await engine((e) => e.remove(webhookEndpoints, admin, endpoint.id))
   })
 
   it.runIf(kind === "postgres")("two workers and a host on one PostgreSQL never send the same delivery twice at once, at most 4 per endpoint", async () => {
