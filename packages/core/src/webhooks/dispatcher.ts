@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Duration, Effect, FiberSet, Layer, Ref, Schedule } from "effect"
+import { Duration, Effect, FiberSet, Layer, Queue, Ref, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { SecretBox } from "../secrets/secret-box.js"
@@ -200,6 +200,8 @@ export const layerWebhookDispatcher = (options: DispatcherOptions = {}) =>
         yield* dispatcher.release.pipe(Effect.ignore)
       }))
 
+    // An attempt that ends wakes the loop: its endpoint may have room again, or a retry may be due at once.
+    const wake = yield* Queue.sliding<void>(1)
     const loop = Effect.gen(function* () {
       while (!(yield* Ref.get(stopping))) {
         const free = dispatcher.concurrency - (yield* Ref.get(running))
@@ -208,9 +210,11 @@ export const layerWebhookDispatcher = (options: DispatcherOptions = {}) =>
           : []
         for (const delivery of claimed) {
           yield* Ref.update(running, (count) => count + 1)
-          yield* FiberSet.run(inFlight, dispatcher.attempt(delivery).pipe(Effect.ensuring(Ref.update(running, (count) => count - 1))))
+          yield* FiberSet.run(inFlight, dispatcher.attempt(delivery).pipe(
+            Effect.ensuring(Effect.zipRight(Ref.update(running, (count) => count - 1), Queue.offer(wake, undefined)))
+          ))
         }
-        if (claimed.length === 0) yield* Effect.sleep(Duration.millis(free > 0 ? dispatcher.pollMs : 50))
+        if (claimed.length === 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(dispatcher.pollMs)), Queue.take(wake))
       }
     })
     yield* Effect.forkScoped(loop)
