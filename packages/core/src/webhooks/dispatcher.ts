@@ -192,7 +192,8 @@ export const layerWebhookDispatcher = (options: DispatcherOptions = {}) =>
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         yield* Ref.set(stopping, true)
-        yield* Effect.repeat(Ref.get(running), { until: (count) => count === 0, schedule: Schedule.spaced(Duration.millis(50)) }).pipe(
+        // Finalizers run uninterruptibly: the wait must be made interruptible for its timeout to cut it.
+        yield* Effect.interruptible(Effect.repeat(Ref.get(running), { until: (count) => count === 0, schedule: Schedule.spaced(Duration.millis(50)) })).pipe(
           Effect.timeout(Duration.millis(dispatcher.graceMs)),
           Effect.ignore
         )
