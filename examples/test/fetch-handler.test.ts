@@ -12,6 +12,7 @@ import {
   startForwarder
 } from "../../test/support/browser.js"
 import { TEST_PASSWORD } from "../../test/support/oauth.js"
+import { eventually, startReceiver } from "../../test/support/webhook-receiver.js"
 import { storeKinds, testStore } from "../../test/support/stores.js"
 import { BASE_PATH, startHost } from "../fetch-handler.js"
 
@@ -97,6 +98,24 @@ describe.each(storeKinds)("embedding the fetch handler under /erp in node:http o
     const rule = (await host.erp.resources.create("fiscal-rules-br", { name: "ISS", operation_type: "service_sale", taxes: [{ tax_code: "ISS", rate: "5", is_withheld: true }] }, { tenantId: tenant.id })) as { id: string }
     expect((await host.erp.resources.list("fiscal-rules-br", { tenantId: tenant.id })).data).toEqual([expect.objectContaining({ id: rule.id, taxes: [expect.objectContaining({ tax_code: "ISS", rate: "5.000000" })] })])
     expect((await fetch(`${host.url}${BASE_PATH}/fiscal-rules-br/${rule.id}`, { headers: { authorization: key } })).status).toBe(404)
+  })
+
+  it("sends webhooks from the embedding process: an endpoint made through the facade receives the writes, signed", async () => {
+    const receiver = await startReceiver()
+    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
+    try {
+      const { tenant } = await tenantWithKey(host)
+      const endpoint = (await host.erp.resources.create("webhook-endpoints", { url: receiver.url, events: ["products.create"] }, { tenantId: tenant.id })) as { id: string; secret: string }
+      receiver.verifyWith([endpoint.secret])
+      const product = (await host.erp.resources.create("products", { name: "Hooked" }, { tenantId: tenant.id })) as { id: string }
+      await eventually(() => receiver.received.length === 1, 15_000, "the delivery")
+      expect(receiver.received[0]).toMatchObject({ verifiedWith: [endpoint.secret], payload: { type: "products.create", data: { id: product.id, tenant_id: tenant.id } } })
+      const rotated = (await host.erp.resources.action("webhook-endpoints", endpoint.id, "rotate-secret", undefined, { tenantId: tenant.id })) as { secret: string }
+      expect(rotated.secret).toMatch(/^whsec_/)
+    } finally {
+      delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
+      await receiver.close()
+    }
   })
 
   it("gives tenants a time zone: the country's by default, or chosen, and changes it", async () => {

@@ -3,6 +3,7 @@ import {
   type AnyResource,
   CatalogLookup,
   CursorSecret,
+  SecretBox,
   type DomainEvent,
   ResourceEngine,
   ResourceRepository,
@@ -125,7 +126,8 @@ export const makeMemoryStore = () => {
       Layer.succeed(UnitsOfWork, units),
       Layer.succeed(CursorSecret, { key: Buffer.alloc(32) }),
       Layer.succeed(CatalogLookup, CatalogLookup.of({} as never)),
-      builtInTaxEngine
+      builtInTaxEngine,
+      Layer.succeed(SecretBox, SecretBox.of({} as never))
     ))
   )
   return { layer, events, tables }

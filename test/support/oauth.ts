@@ -1,4 +1,4 @@
-import { OAuth, type OAuthClient, parsePermissionSpecs, type Role, Tenancy } from "@erp/core"
+import { allScopes, OAuth, type OAuthClient, parsePermissionSpecs, type Role, Tenancy } from "@erp/core"
 import { Effect, Either } from "effect"
 import { createHash, randomBytes, randomInt, randomUUID } from "node:crypto"
 import * as http from "node:http"
@@ -389,3 +389,22 @@ export const obtainTokens = async (
   if (response.status !== 200) throw new Error(`token exchange failed with ${response.status}: ${response.text}`)
   return { tokens: response.json as Tokens, code, pkce, redirect, session }
 }
+
+/**
+ * A `svc_` access token of a new user with the admin role in `tenantId`, issued by the
+ * authorization server directly (no pages): for tests of admin-only routes.
+ */
+export const adminAccessToken = (host: Pick<TestHost, "run" | "url">, tenantId: string): Promise<string> =>
+  host.run(Effect.gen(function* () {
+    const tenancy = yield* Tenancy
+    const oauth = yield* OAuth
+    const user = yield* tenancy.createUser({ email: `admin-${randomBytes(6).toString("hex")}@example.com`, name: "Admin" })
+    yield* tenancy.addMember({ tenantId, userId: user.id, role: "admin" })
+    const { client } = yield* oauth.createClient({ name: "admin tests", redirectUris: [TEST_REDIRECT_URI], kind: "confidential", registration: "operator" })
+    const pkce = makePkce()
+    const code = yield* oauth.issueCode({
+      client, userId: user.id, tenantId, redirectUri: TEST_REDIRECT_URI, redirectUriGiven: true, scopes: allScopes(), codeChallenge: pkce.challenge, resource: undefined
+    })
+    const tokens = yield* oauth.exchangeCode({ client, code, redirectUri: TEST_REDIRECT_URI, codeVerifier: pkce.verifier, resource: undefined }, { issuer: host.url })
+    return tokens.access_token
+  }).pipe(Effect.orDie))

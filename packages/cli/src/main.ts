@@ -10,6 +10,8 @@ import { registerServe } from "./commands/serve.js"
 import { registerStore } from "./commands/store.js"
 import { registerTenants } from "./commands/tenants.js"
 import { registerUsers } from "./commands/users.js"
+import { registerWebhooks } from "./commands/webhooks.js"
+import { registerWorker } from "./commands/worker.js"
 import { reportFailure } from "./runtime.js"
 
 export const VERSION = "0.1.0"
@@ -31,6 +33,7 @@ Examples:
   erp import ofx statement.ofx --account <account-id> --tenant <tenant-id>
   erp fiscal-rules import rules.json --tenant <tenant-id>
   erp mcp --api-key sk_...                           # MCP over stdio for an agent
+  erp webhooks create --tenant <tenant-id> --url https://hooks.example.com/erp --events "products.*,sales-orders.update"
 
 Output: every command but serve's log and mcp (JSON-RPC on stdio) takes --json and then prints one
 JSON object on stdout (fiscal-rules list: an array); progress and summaries go to stderr.
@@ -57,6 +60,7 @@ export const makeProgram = () => {
     // Usage errors exit 2, as documented above (commander's default is 1, which is our runtime failure); help and version exit 0.
     .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : EXIT_USAGE))
   registerServe(program)
+  registerWorker(program)
   registerStore(program)
   registerTenants(program)
   registerUsers(program)
@@ -67,6 +71,7 @@ export const makeProgram = () => {
   registerRestore(program)
   registerImport(program)
   registerPanelRecords(program)
+  registerWebhooks(program)
   return program
 }
 

@@ -105,6 +105,11 @@ export interface ErpAdmin {
     readonly delete: (resource: string, id: string, scope: TenantScope) => Promise<void>
     /** The panel's restore: clears `deleted_at` and records `<resource>.restore` (the API has no route for it). */
     readonly restore: (resource: string, id: string, scope: TenantScope) => Promise<unknown>
+    /**
+     * Runs a declared action on a record (`rotate-secret` and `replay` of webhook-endpoints,
+     * `retry` of webhook-deliveries, `cancel` of payables, …); `params` fills its path parameters.
+     */
+    readonly action: (resource: string, id: string, action: string, body: unknown, scope: TenantScope & { readonly params?: Readonly<Record<string, string>> }) => Promise<unknown>
   }
   /**
    * On a store without tenants: creates "Demo Company", its admin user and an API key
@@ -210,7 +215,14 @@ export const makeAdmin = (runtime: ManagedRuntime.ManagedRuntime<CoreServices, u
       create: (name, body, scope) => onRecords(name, scope, (engine, resource, principal) => engine.create(resource, principal, body)),
       update: (name, id, changes, scope) => onRecords(name, scope, (engine, resource, principal) => engine.update(resource, principal, id, changes)),
       delete: (name, id, scope) => onRecords(name, scope, (engine, resource, principal) => engine.remove(resource, principal, id)),
-      restore: (name, id, scope) => onRecords(name, scope, (engine, resource, principal) => engine.restore(resource, principal, id))
+      restore: (name, id, scope) => onRecords(name, scope, (engine, resource, principal) => engine.restore(resource, principal, id)),
+      action: (name, id, actionName, body, scope) =>
+        onRecords(name, scope, (engine, resource, principal) => {
+          const declared = resource.actions?.find((candidate) => candidate.name === actionName)
+          return declared
+            ? engine.action(resource, declared, principal, id, scope.params ?? {}, body)
+            : Effect.fail(invalid(`${name} has no action "${actionName}". Actions: ${(resource.actions ?? []).map((candidate) => candidate.name).join(", ") || "none"}`, "UNKNOWN_ACTION"))
+        })
     },
     ensureDemoTenant: () => run(ensureDemoTenant())
   }

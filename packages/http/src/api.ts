@@ -6,8 +6,18 @@ import { Authentication } from "./authentication.js"
 import { listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
 import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, ServiceUnavailable, TooManyRequests, UnprocessableEntity } from "./errors.js"
 
+const parentIdField = (resource: AnyResource): Record<string, typeof Schema.String> =>
+  resource.nestedUnder ? { parentId: Schema.String.annotations({ description: `UUID of the ${resource.nestedUnder.parent().singular}` }) } : {}
+
 const idPath = (resource: AnyResource) =>
-  Schema.Struct({ id: Schema.String.annotations({ description: resource.idType === "integer" ? "Integer id of the record" : "UUID of the record" }) })
+  Schema.Struct({
+    ...parentIdField(resource),
+    id: Schema.String.annotations({ description: resource.idType === "integer" ? "Integer id of the record" : "UUID of the record" })
+  })
+
+/** Where a resource's records are: `/<name>`, or under their parent (`/webhook-endpoints/:parentId/deliveries`). */
+const collectionPath = (resource: AnyResource): `/${string}` =>
+  resource.nestedUnder ? `/${resource.nestedUnder.parent().name}/:parentId/${resource.nestedUnder.segment}` : `/${resource.name}`
 
 const listDescription = (resource: AnyResource) => {
   const fields = Object.entries(resource.filters)
@@ -27,12 +37,17 @@ const listDescription = (resource: AnyResource) => {
  */
 const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any> => {
   const page = pageOf(resource.record, `${resource.title}Page`)
+  const collection = collectionPath(resource)
+  const list = HttpApiEndpoint.get("list", collection)
   const endpoints: Array<HttpApiEndpoint.HttpApiEndpoint.Any> = [
-    HttpApiEndpoint.get("list", `/${resource.name}`)
+    (resource.nestedUnder ? list.setPath(Schema.Struct(parentIdField(resource))) : list)
       .addSuccess(page)
       .annotate(OpenApi.Summary, `List ${resource.name}`)
       .annotate(OpenApi.Description, listDescription(resource))
-      .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...listParameters(resource)] }))
+      .annotate(OpenApi.Transform, (operation) => ({
+        ...operation,
+        parameters: [...(operation.parameters ?? []).filter((parameter: { readonly in?: string }) => parameter.in === "path"), ...listParameters(resource)]
+      }))
   ]
   if (resource.searchRoute) {
     endpoints.push(
@@ -53,7 +68,7 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
     )
   }
   endpoints.push(
-    HttpApiEndpoint.get("get", `/${resource.name}/:id`)
+    HttpApiEndpoint.get("get", `${collection}/:id`)
       .setPath(idPath(resource))
       .addSuccess(resource.record)
       .annotate(OpenApi.Summary, `Get a ${resource.singular}`)
@@ -93,10 +108,10 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
 
 /** `POST /payables/{id}/allocate`: an operation beyond CRUD, with its own body and answer. */
 const actionEndpoint = (resource: AnyResource, action: ResourceAction): HttpApiEndpoint.HttpApiEndpoint.Any => {
-  const path = `/${resource.name}/:id/${action.path}` as const
+  const path = `${collectionPath(resource)}/:id/${action.path}` as const
   const params = Schema.Struct(Object.fromEntries(
-    [["id", idPath(resource).fields.id] as const, ...actionParameters(action).map((name) => [name, Schema.String.annotations({ description: "UUID" })] as const)]
-  ))
+    [...Object.entries(idPath(resource).fields), ...actionParameters(action).map((name) => [name, Schema.String.annotations({ description: "UUID" })] as const)]
+  )) as unknown as Schema.Struct<Record<string, typeof Schema.String>>
   const base = action.method === "POST" ? HttpApiEndpoint.post(`action_${action.name}`, path) : HttpApiEndpoint.del(`action_${action.name}`, path)
   const payload = action.raw
     ? HttpApiSchema.Uint8Array({ contentType: action.raw.contentType }).annotations({ description: action.raw.description })

@@ -3,6 +3,8 @@ import { NodeHttpServer } from "@effect/platform-node"
 import {
   allResources,
   type AnyResource,
+  type DispatcherOptions,
+  layerWebhookDispatcher,
   explainStartupFailure,
   layerCore,
   makeAdmin,
@@ -90,6 +92,12 @@ export interface StoreOptions {
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
   /** Your tax engine (a Layer of core's `TaxEngine`) instead of the built-in one; its name is recorded in invoices' tax_engine_provider. */
   readonly taxEngine?: Layer.Layer<TaxEngine>
+  /**
+   * Send webhooks from this process: the dispatcher runs in the background until `close` /
+   * `dispose` (default true; settings such as `concurrency` may be given). `false` when
+   * `erp worker` processes send them.
+   */
+  readonly webhooks?: boolean | DispatcherOptions
 }
 
 export interface FetchHandlerOptions extends StoreOptions {
@@ -107,8 +115,8 @@ const settingsOf = (options: FetchHandlerOptions): Partial<OAuthSettings> => ({
   ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {})
 })
 
-const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) =>
-  layerCore(location, {
+const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) => {
+  const core = layerCore(location, {
     oauth: settingsOf(options),
     ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}),
     mcp: { ...(options.mcp?.sessionIdleSeconds !== undefined ? { sessionIdleSeconds: options.mcp.sessionIdleSeconds } : {}) },
@@ -118,6 +126,9 @@ const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) =>
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty),
     Layer.provideMerge(McpAllowedOrigins.fromEnv(options.mcp?.allowedOrigins))
   )
+  if (options.webhooks === false) return core
+  return layerWebhookDispatcher(options.webhooks === true || options.webhooks === undefined ? {} : options.webhooks).pipe(Layer.provideMerge(core))
+}
 
 /** Hints name the options of this API, not the CLI's flags. */
 const startupContext = (location: StoreLocation, listen?: { host: string; port: number }): StartupContext => ({

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { allResources, type AnyResource, CurrentPrincipal, publicResources, type DomainError, type QueryParams, ResourceEngine, TenantBusy, TenantGate } from "@erp/core"
+import { allResources, type AnyResource, CurrentPrincipal, notFound, type Principal, publicResources, type DomainError, type QueryParams, ResourceEngine, TenantBusy, TenantGate } from "@erp/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { Api, type ResourceApi } from "./api.js"
@@ -43,10 +43,28 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
         )
       const respond = <A>(effect: Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
         gated(effect.pipe(mapDomain, Effect.map((body) => json(body, status))))
+      const nested = resource.nestedUnder
+      /** Under a parent (`/webhook-endpoints/{parentId}/deliveries`): the parent must be the caller's (else its 404), the record its own. */
+      const underParent = (caller: Principal, path: Readonly<Record<string, string>>, id?: string) =>
+        !nested
+          ? Effect.void
+          : Effect.gen(function* () {
+            yield* engine.get(nested.parent(), caller, path.parentId, [])
+            if (id === undefined) return
+            const record = yield* engine.get(resource, caller, id, [])
+            if (record[nested.key] !== path.parentId) return yield* Effect.fail(notFound(resource))
+          })
+      /** The route names the parent: its key is the route's, never the query's. */
+      const listParams = (request: HttpServerRequest.HttpServerRequest, path: Readonly<Record<string, string>>): QueryParams =>
+        nested
+          ? [[nested.key, path.parentId], ...queryParams(request).filter(([key]) => key !== nested.key && !key.startsWith(`${nested.key}[`))]
+          : queryParams(request)
       const byName: Record<string, Handler> = {
-        list: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.list(resource, caller, queryParams(request)))),
+        list: ({ path, request }) =>
+          respond(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path), engine.list(resource, caller, listParams(request, path))))),
         search: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.search(resource, caller, queryParams(request)))),
-        get: ({ path, request }) => respond(Effect.flatMap(principal, (caller) => engine.get(resource, caller, path.id, queryParams(request)))),
+        get: ({ path, request }) =>
+          respond(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))))),
         create: ({ request }) =>
           Effect.flatMap(readJsonBody(request), (body) => respond(Effect.flatMap(principal, (caller) => engine.create(resource, caller, body)), 201)),
         update: ({ path, request }) =>
@@ -61,8 +79,9 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
         byName[`action_${action.name}`] = ({ path, request }) =>
           Effect.gen(function* () {
             const body = action.raw ? yield* readRawBody(request, action.raw.maxBytes) : action.input ? yield* readJsonBody(request) : undefined
-            const { id, ...params } = path
+            const { id, parentId: _parent, ...params } = path
             const caller = yield* principal
+            yield* underParent(caller, path, id).pipe(mapDomain)
             const output = yield* gated(engine.action(resource, action, caller, id, params, body).pipe(mapDomain))
             return action.output ? json(output, action.successStatus ?? 200) : HttpServerResponse.empty({ status: 204 })
           })

@@ -1,6 +1,7 @@
 import { HttpServer } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { describeStore, ensureDemoTenant, explainStartupFailure, firstStartBanner, layerCore, type StartupContext } from "@erp/core"
+import { dispatcherOptionsFrom, layerWebhooksIf, type WebhookFlags } from "./worker.js"
 import { checkPortFree, layerNodeServer } from "@erp/http"
 import { type Command, Option } from "commander"
 import { Effect, Layer } from "effect"
@@ -19,11 +20,13 @@ interface ServeOptions {
   readonly dynamicRegistration: boolean
   readonly trustProxy?: boolean
   readonly json?: boolean
+  readonly webhooks: boolean
 }
 
 const EXAMPLES = `
 Environment: PORT, HOST, DATABASE_URL, ERP_DATA_DIR, ERP_PUBLIC_URL, ERP_DYNAMIC_REGISTRATION=false,
-ERP_TRUST_PROXY=true, ERP_JWT_* (an external identity provider); the options above win over them.
+ERP_TRUST_PROXY=true, ERP_JWT_* (an external identity provider), ERP_WEBHOOKS_ALLOW_PRIVATE=true,
+ERP_WEBHOOKS_LEASE_SECONDS; the options above win over them.
 
 Examples:
   erp serve                                             # http://127.0.0.1:3000, embedded store in .erp-data/
@@ -31,6 +34,7 @@ Examples:
   erp serve --host 0.0.0.0 --database-url postgres://user:pw@db/erp
   erp serve --public-url https://erp.example.com        # behind a proxy: the OAuth issuer
   erp serve --public-url https://example.com/erp        # behind a proxy that maps /erp/… to /…
+  erp serve --no-webhooks                               # webhooks sent by "erp worker" processes instead
 `
 
 export const registerServe = (program: Command) =>
@@ -43,9 +47,12 @@ export const registerServe = (program: Command) =>
     .option("--no-dynamic-registration", "Refuse OAuth dynamic client registration (RFC 7591)")
     .option("--trust-proxy", "Per-IP limits read X-Forwarded-For (only behind a proxy that sets it; default ERP_TRUST_PROXY)")
     .option("--json", "Once listening, print {\"url\", \"store\", \"demo\"} as one JSON line instead of the banner (demo: the first start's tenant, admin and key)")
+    .option("--no-webhooks", "Do not send webhooks from this host (run erp worker instead)")
+    .option("--allow-private-webhooks", "Webhook URLs may be http and private or loopback addresses: development and tests only (ERP_WEBHOOKS_ALLOW_PRIVATE=true)")
     .addHelpText("after", EXAMPLES)
     .action(async (options: ServeOptions, command: Command) => {
       const flags = command.optsWithGlobals<StoreFlags>()
+      const webhooks = dispatcherOptionsFrom(options as ServeOptions & WebhookFlags)
       const store = storeFrom(flags)
       const listen = { host: options.host, port: parsePort(options.port) }
       const context: StartupContext = { store, listen }
@@ -74,7 +81,9 @@ export const registerServe = (program: Command) =>
         })
         return yield* Effect.never
       }).pipe(
-        Effect.provide(Layer.suspend(() => layerNodeServer(listen).pipe(Layer.provideMerge(layerCore(store, { oauth }))))),
+        Effect.provide(Layer.suspend(() =>
+          Layer.merge(layerNodeServer(listen), layerWebhooksIf(options.webhooks, webhooks)).pipe(Layer.provideMerge(layerCore(store, { oauth })))
+        )),
         // A start-up failure is one plain line; SIGINT and SIGTERM interrupt (closing the store), which is no failure.
         Effect.catchAllCause((cause) => Effect.sync(() => reportFailure(explainStartupFailure(cause, context), flags.verbose === true)))
       )

@@ -106,6 +106,8 @@ export interface Field<R = unknown, I = unknown> {
   readonly normalize?: (value: unknown) => unknown
   /** A collection of child rows in a table of their own, written through the parent's body. */
   readonly children?: ChildrenSpec
+  /** Set by the create's rules and answered by that create only, never stored (a generated secret); `null` when read. */
+  readonly revealed?: boolean
   readonly description?: string
 }
 
@@ -246,6 +248,17 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
   }
   return field as Field<N extends true ? R | null : R, I>
 }
+
+/**
+ * A value the create's rules make and its answer shows once (a webhook's signing secret):
+ * never stored, so every later read answers `null`.
+ */
+export const revealed = <R>(output: Schema.Schema<R, any>, description: string): Field<R | null, never> => ({
+  output: describe(Schema.NullOr(output), description),
+  column: { type: "text", sql: "NULL::text", virtual: true },
+  revealed: true,
+  description
+})
 
 /** A read-only value computed by SQL over the row (derived flags, a normalised status): filterable and sortable. */
 export const expression = <R, N extends boolean = false>(spec: {

@@ -2,6 +2,7 @@ import { type Effect, type Option, Schema } from "effect"
 import type { Action, Principal } from "../auth/principal.js"
 import type { CatalogLookup } from "../catalogs/lookup.js"
 import type { TaxEngine } from "../tax/engine.js"
+import type { SecretBox } from "../secrets/secret-box.js"
 import type { Conflict, Forbidden, InvalidRequest, NotFound, Unprocessable } from "../errors.js"
 import { type AnyField, type ColumnType, FILTER_TYPE, type Fields, type RecordOf, type ResourceRef } from "./field.js"
 import type { FilterField } from "./fields.js"
@@ -27,8 +28,8 @@ export interface WriteContext {
 /** What rules and actions may refuse with: 400, 403 (a write to another resource), 404 (an allocation that is not there), 409, 422. */
 export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound | Forbidden
 
-/** Services the engine offers to write rules (catalog matching, references, the tax engine). */
-export type WriteServices = CatalogLookup | TaxEngine
+/** Services the engine offers to write rules (catalog matching, references, the tax engine; sealing a secret the record keeps). */
+export type WriteServices = CatalogLookup | TaxEngine | SecretBox
 
 /** One child of a collection while a write is being prepared. */
 export interface ChildDraft {
@@ -231,6 +232,12 @@ export interface ResourceDeclaration<F extends Fields> {
   readonly operatorCommand?: { readonly name: string; readonly key: string }
   /** Subscribable: every write records one `<name>.<action>` event (spec "Events"). */
   readonly events?: boolean
+  /**
+   * Served over HTTP under one record of another resource (`/webhook-endpoints/{parentId}/deliveries`,
+   * `…/deliveries/{id}`, its actions below that): `key` is the field naming the parent, which
+   * the route fills; a record of another parent is 404. Other transports filter by `key`.
+   */
+  readonly nestedUnder?: { readonly parent: () => AnyResource; readonly key: string; readonly segment: string }
 
   readonly table: string
   /** Tenant rows (`tenant_id`, soft delete) or a global catalog. Default `tenant`. */

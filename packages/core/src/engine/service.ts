@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { authorize, type Principal } from "../auth/principal.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
 import type { TaxEngine } from "../tax/engine.js"
+import { SecretBox } from "../secrets/secret-box.js"
 import { type Conflict, type FieldErrors, type Forbidden, invalid, type InvalidRequest, NotFound, type Unprocessable, unprocessable } from "../errors.js"
 import { Conflict as ConflictError } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
@@ -129,6 +130,16 @@ const refuseReadOnly = (resource: AnyResource, body: unknown): Effect.Effect<voi
     : Effect.fail(invalid(`Invalid request body: ${names.join(", ")} ${names.length > 1 ? "are" : "is"} read-only`, "READ_ONLY_FIELD", fields as FieldErrors))
 }
 
+/** Values of `revealed` fields leave the draft before it is stored; the create's answer shows them. */
+const splitRevealed = (resource: AnyResource, values: Row): { readonly stored: Row; readonly shown: Row } => {
+  const names = Object.entries(resource.fields).filter(([, field]) => field.revealed).map(([name]) => name)
+  if (names.length === 0) return { stored: values, shown: {} }
+  const stored: Record<string, unknown> = {}
+  const shown: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(values)) (names.includes(name) ? shown : stored)[name] = value
+  return { stored, shown }
+}
+
 const childrenOf = (record: Row | undefined, name: string): ReadonlyArray<Row> | undefined =>
   record === undefined ? undefined : (record[name] as ReadonlyArray<Row> | undefined) ?? []
 
@@ -170,14 +181,14 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
     body: unknown
   ) => Effect.Effect<unknown, WriteError>
 }>() {
-  static readonly layer: Layer.Layer<ResourceEngine, never, ResourceRepository | UnitsOfWork | CursorSecret | CatalogLookup | TaxEngine> =
+  static readonly layer: Layer.Layer<ResourceEngine, never, ResourceRepository | UnitsOfWork | CursorSecret | CatalogLookup | TaxEngine | SecretBox> =
     Layer.effect(
       ResourceEngine,
       Effect.gen(function* () {
         const repo = yield* ResourceRepository
         const units = yield* UnitsOfWork
         const secret = (yield* CursorSecret).key
-        const services = yield* Effect.context<CatalogLookup | TaxEngine>()
+        const services = yield* Effect.context<CatalogLookup | TaxEngine | SecretBox>()
 
         const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, params: QueryParams) {
           yield* untrustedParams(params)
@@ -416,9 +427,10 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               values: machine && applied[machine.field] === undefined ? { ...applied, [machine.field]: machine.initial } : applied,
               children: yield* draftChildren(resource, input, undefined)
             })
+            const { stored, shown } = splitRevealed(resource, draft.values)
             const numbered = resource.numbering
-              ? { ...draft.values, [resource.numbering.field]: yield* repo.nextNumber(principal.tenantId, resource.name) }
-              : draft.values
+              ? { ...stored, [resource.numbering.field]: yield* repo.nextNumber(principal.tenantId, resource.name) }
+              : stored
             const id = yield* repo.insert(resource, principal.tenantId, numbered)
             yield* writeChildren(resource, principal, id, draft)
             // The record's own event first: what its hook writes follows it in the feed.
@@ -427,7 +439,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               const store = yield* currentStore(principal)
               yield* resource.afterWrite({ resource, operation: "create", id, draft, principal, store }).pipe(Effect.provide(services))
             }
-            return idOnly ? { id } : yield* reload(resource, principal, id)
+            return idOnly ? { id } : { ...(yield* reload(resource, principal, id)), ...shown }
           })
 
         /** The record a create body asks for, or the several of `createMany`, answered as `{ data }`. */

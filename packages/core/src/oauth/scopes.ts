@@ -10,8 +10,10 @@ import { type OAuthError, oauthError } from "./errors.js"
  * user's role allows; the scopes narrow it further.
  */
 export const allScopes = (): ReadonlyArray<string> =>
-  // Only what can be done: the read-only catalogs have `read` alone.
-  allResources.flatMap((resource) => (resource.write ? ACTIONS : (["read"] as const)).map((action) => `${resource.name}:${action}`))
+  // Only what can be done: the read-only catalogs have `read` alone; a read-only resource with actions (retrying a webhook delivery) also what they need.
+  allResources.flatMap((resource) =>
+    (resource.write ? ACTIONS : ACTIONS.filter((action) => action === "read" || (resource.actions ?? []).some((declared) => declared.permission === action)))
+      .map((action) => `${resource.name}:${action}`))
 
 /** The scopes asked for, or every scope when none is asked (the user's role still bounds the token). */
 export const parseScope = (scope: string | undefined): Either.Either<ReadonlyArray<string>, OAuthError> => {

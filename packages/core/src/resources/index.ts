@@ -15,6 +15,11 @@ import { fiscalRulesBr } from "./fiscal-rules-br.js"
 import { purchaseInvoices } from "./purchase-invoices.js"
 import { receivables } from "./receivables.js"
 import { suppliers } from "./suppliers.js"
+import { emailDispatches, tenantEmailIdentities } from "./email.js"
+import { customerSubscriptions, subscriptionPlans } from "./subscriptions.js"
+import { supportTickets } from "./support-tickets.js"
+import { webhookDeliveries } from "../webhooks/deliveries.js"
+import { webhookEndpoints } from "../webhooks/endpoints.js"
 
 /** Business resources that take writes, in the order transports present them. Adding a resource is adding it here. */
 export const resources: ReadonlyArray<AnyResource> = [
@@ -34,15 +39,32 @@ export const resources: ReadonlyArray<AnyResource> = [
   fiscalRulesBr
 ] as ReadonlyArray<AnyResource>
 
-/** Everything every transport serves: business resources, the change feed, and the read-only reference catalogs. */
-export const allResources: ReadonlyArray<AnyResource> = [...resources, events as AnyResource, ...catalogResources]
+/**
+ * Written by the embedding app (the product panel) through core only: no REST route, no
+ * MCP tool, but their writes are events like any other (spec "Events").
+ */
+export const panelResources: ReadonlyArray<AnyResource> = [
+  subscriptionPlans,
+  customerSubscriptions,
+  supportTickets,
+  emailDispatches,
+  tenantEmailIdentities
+] as ReadonlyArray<AnyResource>
+
+/** The tenant's webhook configuration and delivery log: admin only, no events. */
+export const webhookResources: ReadonlyArray<AnyResource> = [webhookEndpoints, webhookDeliveries] as ReadonlyArray<AnyResource>
+
+/** Everything every transport serves: business resources, the change feed, webhooks, and the read-only reference catalogs. */
+export const allResources: ReadonlyArray<AnyResource> = [...resources, ...panelResources, events as AnyResource, ...webhookResources, ...catalogResources]
 
 /** What REST and MCP serve: everything but the panel-only resources. */
 export const publicResources = (registry: ReadonlyArray<AnyResource>): ReadonlyArray<AnyResource> =>
   registry.filter((resource) => !resource.panelOnly)
 
 export {
+  customerSubscriptions,
   customers,
+  emailDispatches,
   events,
   financialAccounts,
   financialCategories,
@@ -56,5 +78,10 @@ export {
   quotes,
   receivables,
   salesOrders,
-  suppliers
+  subscriptionPlans,
+  suppliers,
+  supportTickets,
+  tenantEmailIdentities,
+  webhookDeliveries,
+  webhookEndpoints
 }

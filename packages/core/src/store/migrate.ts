@@ -10,6 +10,7 @@ import rateLimitWindows from "./migrations/0007_rate_limit_windows.js"
 import sealedSecrets from "./migrations/0008_sealed_secrets.js"
 import sales from "./migrations/0009_sales.js"
 import mcpSessions from "./migrations/0010_mcp_sessions.js"
+import webhooks from "./migrations/0011_webhooks.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -22,7 +23,8 @@ export const migrations = {
   "0007_rate_limit_windows": rateLimitWindows,
   "0008_sealed_secrets": sealedSecrets,
   "0009_sales": sales,
-  "0010_mcp_sessions": mcpSessions
+  "0010_mcp_sessions": mcpSessions,
+  "0011_webhooks": webhooks
 }
 
 const run = Migrator.make({})

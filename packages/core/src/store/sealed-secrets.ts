@@ -12,10 +12,12 @@ export interface SealedColumn {
   readonly where?: string
 }
 
-/** The signing private keys and the cursor HMAC key. A new stored secret (webhook secrets) adds its line here. */
+/** The signing private keys, the cursor HMAC key and webhook signing secrets. A new stored secret adds its line here. */
 export const SEALED_COLUMNS = {
   signingKeys: { table: "oauth_signing_keys", id: "kid", column: "private_key_sealed" },
-  cursorSecret: { table: "erp_settings", id: "key", column: "value", where: "key = 'cursor_secret'" }
+  cursorSecret: { table: "erp_settings", id: "key", column: "value", where: "key = 'cursor_secret'" },
+  webhookSecrets: { table: "webhook_endpoints", id: "id", column: "secret_sealed" },
+  webhookPreviousSecrets: { table: "webhook_endpoints", id: "id", column: "previous_secret_sealed", where: "previous_secret_sealed IS NOT NULL" }
 } as const satisfies Record<string, SealedColumn>
 
 /**
