@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exampleBody } from "../../../../test/support/examples.js"
 import { hostileRoutes } from "../../../../test/support/hostile.js"
 import { startTestHost, type TestHost, type TestTenant } from "../../../../test/support/host.js"
+import { adminAccessToken } from "../../../../test/support/oauth.js"
 import { storeKinds, testStore } from "../../../../test/support/stores.js"
 
 /**
@@ -38,8 +39,10 @@ describe.each(storeKinds)("cross-tenant sweep on %s", (kind) => {
 
   beforeAll(async () => {
     host = await startTestHost(testStore(kind))
-    owner = await host.createTenant()
-    intruder = await host.createTenant()
+    // Admin users' tokens: admin-only resources (webhook endpoints) are swept too.
+    const asAdmin = async (tenant: TestTenant): Promise<TestTenant> => ({ ...tenant, token: await adminAccessToken(host, tenant.id) })
+    owner = await asAdmin(await host.createTenant())
+    intruder = await asAdmin(await host.createTenant())
     // Two records of each resource (so lists have a next page and a cursor), and the intruder's own.
     for (const resource of writable) {
       for (let copy = 0; copy < 2; copy++) await createAs(owner, true)(resource, await exampleBody(resource, createAs(owner, true)))

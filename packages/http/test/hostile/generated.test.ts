@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exampleBody } from "../../../../test/support/examples.js"
 import { describeRequest, type HostileRequest, hostileRequest, hostileRoutes, type KnownIds } from "../../../../test/support/hostile.js"
 import { startTestHost, type TestHost, type TestTenant } from "../../../../test/support/host.js"
+import { adminAccessToken } from "../../../../test/support/oauth.js"
 import { storeKinds, testStore } from "../../../../test/support/stores.js"
 
 /**
@@ -35,7 +36,9 @@ describe.each(storeKinds)("hostile requests on %s", (kind) => {
 
   beforeAll(async () => {
     host = await startTestHost(testStore(kind))
-    tenant = await host.createTenant()
+    // An admin user's token: admin-only resources (webhook endpoints) are attacked too, not just refused.
+    const created = await host.createTenant()
+    tenant = { ...created, token: await adminAccessToken(host, created.id) }
     // One record of each writable resource, from its declared example, so ids in paths reach real rows.
     const create = async (resource: (typeof allResources)[number], body: Record<string, unknown>): Promise<{ id: string }> => {
       const answer = await host.request("POST", `/${resource.name}`, { token: tenant.token, body })
