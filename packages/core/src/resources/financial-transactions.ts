@@ -6,7 +6,7 @@ import { unprocessable } from "../errors.js"
 import { decimal } from "../money/decimal.js"
 import { TRANSACTION_TYPES } from "../ofx/statement.js"
 import { choice, date, datetime, freeText, metadata, money, Problems, reference, text, Uuid } from "./common.js"
-import { financialAccounts } from "./financial-accounts.js"
+import { resourceNamed } from "../engine/registry.js"
 
 /** What is allocated of a transaction: to payables (money out) and receivables (money in). */
 export const ALLOCATED_SQL = `(coalesce((SELECT sum(a.allocated_amount) FROM payable_allocations a
@@ -48,7 +48,7 @@ export const financialTransactions = defineResource({
   table: "financial_transactions",
   fields: {
     id: id(),
-    account_id: reference((): ResourceRef => financialAccounts, { nullable: false, required: true, description: "The financial account" }),
+    account_id: reference((): ResourceRef => resourceNamed("financial-accounts"), { nullable: false, required: true, description: "The financial account" }),
     transfer_id: column({ type: "uuid", output: Schema.String, inputSchema: Uuid, nullable: true, filter: false, description: "Pairs the two sides of a transfer between accounts" }),
     source: choice(SOURCES, { input: "create", description: "manual (default), api or ofx (imported)" }),
     fitid: text(255, { nullable: true, input: "create", description: "The bank's unique id of the transaction (OFX FITID); unique per account" }),
@@ -90,7 +90,7 @@ export const financialTransactions = defineResource({
   search: { payload: true },
   writes: {
     example: { account_id: "00000000-0000-4000-8000-000000000000", posted_at: "2024-01-15", amount: "-1250.00", name: "PIX Torrefação Serra Azul", memo: "NF 1234" },
-    references: { account_id: (): AnyResource => financialAccounts as AnyResource }
+    references: { account_id: (): AnyResource => resourceNamed("financial-accounts") }
   },
   rules,
   beforeRemove: ({ current }) =>

@@ -1,3 +1,4 @@
+import { registerResources } from "../engine/registry.js"
 import type { AnyResource } from "../engine/resource.js"
 import { catalogResources } from "../catalogs/resources.js"
 import { events } from "../events/events.js"
@@ -56,6 +57,8 @@ export const webhookResources: ReadonlyArray<AnyResource> = [webhookEndpoints, w
 
 /** Everything every transport serves: business resources, the change feed, webhooks, and the read-only reference catalogs. */
 export const allResources: ReadonlyArray<AnyResource> = [...resources, ...panelResources, events as AnyResource, ...webhookResources, ...catalogResources]
+
+registerResources(allResources)
 
 /** What REST and MCP serve: everything but the panel-only resources. */
 export const publicResources = (registry: ReadonlyArray<AnyResource>): ReadonlyArray<AnyResource> =>

@@ -33,7 +33,7 @@ import {
   round,
   storeOf
 } from "./sales-documents.js"
-import { salesOrders } from "./sales-orders.js"
+import { resourceNamed } from "../engine/registry.js"
 
 export const INVOICE_STATUSES = ["draft", "issued", "cancelled"] as const
 
@@ -311,7 +311,7 @@ const fromSalesOrder = (draft: Draft, context: WriteContext) =>
   Effect.gen(function* () {
     const orderId = draft.input.sales_order_id
     if (draft.operation !== "create" || typeof orderId !== "string") return draft
-    const order = yield* lockedReference(context, salesOrders as AnyResource, orderId, "sales_order_id")
+    const order = yield* lockedReference(context, resourceNamed("sales-orders"), orderId, "sales_order_id")
     if (order.status === "cancelled") {
       return yield* Effect.fail(unprocessable("The sales order is cancelled", { sales_order_id: ["is cancelled"] }, "SALES_ORDER_CANCELLED"))
     }
@@ -423,7 +423,7 @@ export const invoices = defineResource({
     internal_notes: freeText(5000, { filter: false }),
     ...discountFields(),
     tax_engine_provider: column({ type: "text", output: Schema.String, nullable: true, input: false, filter: true, description: "The tax engine that computed the taxes" }),
-    sales_order_id: reference((): ResourceRef => salesOrders, { input: "create", description: "Make the invoice from this sales order: its customer and items are copied" }),
+    sales_order_id: reference((): ResourceRef => resourceNamed("sales-orders"), { input: "create", description: "Make the invoice from this sales order: its customer and items are copied" }),
     items,
     taxes: expression({ sql: TAXES_SQL, type: "jsonb", output: Schema.Array(TaxRecord), description: "The items' taxes, computed by the tax engine" }),
     subtotal: money({ input: false, filter: false }),

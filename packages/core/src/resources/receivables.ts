@@ -2,8 +2,7 @@ import { type ResourceRef } from "../engine/field.js"
 import type { RecordType } from "../engine/resource.js"
 import { reference } from "./common.js"
 import { customers } from "./customers.js"
-import { invoices } from "./invoices.js"
-import { salesOrders } from "./sales-orders.js"
+import { resourceNamed } from "../engine/registry.js"
 import { defineSettlement } from "./settlements.js"
 
 
@@ -19,8 +18,8 @@ export const receivables = defineSettlement({
   direction: "incoming",
   own: {
     customer_id: reference((): ResourceRef => customers),
-    sales_order_id: reference((): ResourceRef => salesOrders, { description: "The sales order it comes from (of this tenant)" }),
-    invoice_id: reference((): ResourceRef => invoices, { description: "The invoice it comes from (of this tenant)" })
+    sales_order_id: reference((): ResourceRef => resourceNamed("sales-orders"), { description: "The sales order it comes from (of this tenant)" }),
+    invoice_id: reference((): ResourceRef => resourceNamed("invoices"), { description: "The invoice it comes from (of this tenant)" })
   },
   example: { amount: "890.00", due_date: "2024-02-15", issue_date: "2024-01-15", description: "Pedido 1001, parcela única" }
 })

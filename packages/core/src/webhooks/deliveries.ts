@@ -3,7 +3,7 @@ import { children } from "../engine/children.js"
 import { column, id, stored, timestamp } from "../engine/field.js"
 import { defineResource, type RecordType, type ResourceAction } from "../engine/resource.js"
 import { Conflict } from "../errors.js"
-import { webhookEndpoints } from "./endpoints.js"
+import { resourceNamed } from "../engine/registry.js"
 
 const attemptFields = {
   id: id(),
@@ -50,7 +50,7 @@ export const webhookDeliveries = defineResource({
     "Filter by endpoint_id, status and event_type. Admin only.",
   notFoundCode: "WEBHOOK_DELIVERY_NOT_FOUND",
   adminOnly: true,
-  nestedUnder: { parent: () => webhookEndpoints, key: "endpoint_id", segment: "deliveries" },
+  nestedUnder: { parent: () => resourceNamed("webhook-endpoints"), key: "endpoint_id", segment: "deliveries" },
   table: "webhook_deliveries",
   softDelete: false,
   fields: {
