@@ -87,7 +87,9 @@ describe("the MCP Inspector and the MCP conformance suite against our server", (
   })
 
   it.runIf(MCP_TOOLS_RUN)("lists and calls tools over stdio (erp mcp)", async () => {
-    const server = [process.execPath, BIN, "mcp", "--api-key", token, "--data-dir", dataDir]
+    // The Inspector starts the server with a minimal environment: the key that sealed the store's secrets is passed on.
+    const secretKey = process.env.ERP_SECRET_KEY ? ["-e", `ERP_SECRET_KEY=${process.env.ERP_SECRET_KEY}`] : []
+    const server = [...secretKey, process.execPath, BIN, "mcp", "--api-key", token, "--data-dir", dataDir]
     const listed = await inspector([...server, "--method", "tools/list"])
     expect(listed.code, listed.output).toBe(0)
     const names = (printed(listed.stdout).tools as Array<{ name: string }>).map((tool) => tool.name)
