@@ -193,8 +193,9 @@ export const layerTenancy = Layer.effect(
           const parts = parseApiKeyToken(token)
           const rejected = (message: string) => Effect.fail(new Unauthenticated({ message, code: "INVALID_CREDENTIALS" }))
           if (!parts) return yield* rejected("The API key is malformed")
-          const rows = yield* sql<KeyRow & { secret_hash: string; country_code: string }>`SELECT k.id, k.tenant_id, k.public_id, k.name,
-              k.description, k.expires_at, k.last_used_at, k.created_at, k.deleted_at, k.secret_hash, t.country_code, ${sql.literal(PERMISSIONS_OF_KEY)}
+          const rows = yield* sql<KeyRow & { secret_hash: string; country_code: string; rate_limit_per_minute: number | null }>`SELECT k.id, k.tenant_id, k.public_id, k.name,
+              k.description, k.expires_at, k.last_used_at, k.created_at, k.deleted_at, k.secret_hash, t.country_code,
+              coalesce(k.rate_limit_per_minute, t.rate_limit_per_minute) AS rate_limit_per_minute, ${sql.literal(PERMISSIONS_OF_KEY)}
             FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.public_id = ${parts.publicId}`.pipe(Effect.orDie)
           const key = rows[0]
           // Hash comparison runs even for unknown ids so timing does not tell which public ids exist.
@@ -209,7 +210,8 @@ export const layerTenancy = Layer.effect(
             tenantCountry: key.country_code,
             actor: { kind: "api_key", id: key.id, name: key.name },
             role: undefined,
-            grants: grantsFromRows(key.permissions ?? [])
+            grants: grantsFromRows(key.permissions ?? []),
+            credential: { id: `key:${key.id}`, ...(key.rate_limit_per_minute !== null ? { rateLimitPerMinute: key.rate_limit_per_minute } : {}) }
           } satisfies Principal
         })
     })
