@@ -23,8 +23,8 @@ const canonical = (value: unknown): string => {
 }
 
 /** The request a key stands for: method, path (query included) and body. */
-const fingerprintOf = (request: HttpServerRequest.HttpServerRequest, body: unknown): string => {
-  const hash = createHash("sha256").update(`${request.method}\n${request.url}\n`)
+export const requestFingerprint = (method: string, url: string, body: unknown): string => {
+  const hash = createHash("sha256").update(`${method}\n${url}\n`)
   hash.update(body instanceof Uint8Array ? body : canonical(body))
   return hash.digest("hex")
 }
@@ -74,7 +74,7 @@ export const idempotent = <R>(
       return yield* Effect.fail(apiError(400, `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters without spaces (a UUID is a good key)`, "INVALID_IDEMPOTENCY_KEY"))
     }
     const { tenantId } = yield* CurrentPrincipal
-    const fingerprint = fingerprintOf(request, body)
+    const fingerprint = requestFingerprint(request.method, request.url, body)
     const claim = yield* keys.claim(tenantId, key, fingerprint)
     switch (claim.kind) {
       case "replay":
