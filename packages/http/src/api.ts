@@ -4,6 +4,7 @@ import { actionParameters, allResources, type AnyResource, pageOf, publicResourc
 import { Schema } from "effect"
 import { Authentication } from "./authentication.js"
 import { listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
+import { withIntegratorHeaders } from "./openapi-headers.js"
 import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, PreconditionFailed, ServiceUnavailable, TooManyRequests, UnprocessableEntity } from "./errors.js"
 
 const parentIdField = (resource: AnyResource): Record<string, typeof Schema.String> =>
@@ -156,6 +157,7 @@ const base = HttpApi.make("erp")
   .annotate(OpenApi.Title, "erp Integrations API")
   .annotate(OpenApi.Version, "v1")
   .annotate(OpenApi.Description, "Multi-tenant ERP integrations API. Send `api-version: v1` (the default) to pin the contract.")
+  .annotate(OpenApi.Transform, withIntegratorHeaders)
 
 /** One resource's group, its endpoints known only at run time. */
 export type ResourceGroup = ReturnType<typeof resourceGroup>
