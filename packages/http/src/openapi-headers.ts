@@ -66,7 +66,7 @@ export const withIntegratorHeaders = (spec: Json): Json => {
       const onRecord = /\/\{id\}$/.test(path)
       const isCreate = method === "post" && !path.includes("{id}")
       const isWrite = method === "post" || method === "patch"
-      const conditional = onRecord ? method === "patch" || method === "delete" : method === "post" && path.includes("{id}/")
+      const conditional = onRecord ? method === "patch" || method === "delete" : (method === "post" || method === "delete") && path.includes("{id}/")
       const responses: Json = {}
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
         let out = addHeaders(response, rateLimitHeaders)

@@ -135,6 +135,26 @@ describe.each(storeKinds)("idempotency keys, ETags and credential rate limits on
       expect(await productsNamed(name)).toHaveLength(0)
     })
 
+    it("covers actions: a retried cancel is replayed rather than refused as already cancelled; a stale If-Match cancels nothing", async () => {
+      const dueDate = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10)
+      const created = await call("POST", "/payables", { body: { amount: "100", due_date: dueDate } })
+      expect(created.status).toBe(201)
+      const changed = await call("PATCH", `/payables/${created.body.id}`, { body: { notes: "newer" } })
+      const stale = await call("POST", `/payables/${created.body.id}/cancel`, { headers: { "if-match": created.headers.get("etag")! } })
+      expect(stale.status).toBe(412)
+      expect((await call("GET", `/payables/${created.body.id}`)).body.status).not.toBe("cancelled")
+      const key = randomUUID()
+      const first = await call("POST", `/payables/${created.body.id}/cancel`, { headers: { "idempotency-key": key, "if-match": changed.headers.get("etag")! } })
+      expect(first.status).toBe(200)
+      expect(first.body.status).toBe("cancelled")
+      const again = await call("POST", `/payables/${created.body.id}/cancel`, { headers: { "idempotency-key": key, "if-match": changed.headers.get("etag")! } })
+      expect(again.status).toBe(200)
+      expect(again.headers.get("idempotent-replayed")).toBe("true")
+      expect(again.body).toEqual(first.body)
+      // Without the key the same call runs again, and is refused.
+      expect((await call("POST", `/payables/${created.body.id}/cancel`)).status).toBeGreaterThanOrEqual(400)
+    })
+
     it("forgets expired keys: the retention job deletes them and the key runs anew", async () => {
       const key = randomUUID()
       const name = `Expiring ${randomUUID().slice(0, 8)}`
