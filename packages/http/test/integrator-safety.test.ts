@@ -315,6 +315,26 @@ describe.each(storeKinds)("idempotency keys, ETags and credential rate limits on
       }
     })
 
+    it("limits MCP over HTTP by the same credential", async () => {
+      const limited = await host.createKey(tenant.id, ALL_PERMISSIONS, { name: "mcp limited", rateLimitPerMinute: 2 })
+      const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }
+      const post = () => fetch(`${host.url}/`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${limited.token}`, accept: "application/json, text/event-stream", "content-type": "application/json", "mcp-protocol-version": "2025-06-18" },
+        body: JSON.stringify(initialize)
+      })
+      await awaitFreshWindow(limited.token)
+      // The probe took one of the 2.
+      const allowed = await post()
+      expect(allowed.status).toBe(200)
+      expect(allowed.headers.get("ratelimit-remaining")).toBe("0")
+      await allowed.body?.cancel()
+      const refused = await post()
+      expect(refused.status).toBe(429)
+      expect(refused.headers.get("retry-after")).toMatch(/^\d+$/)
+      expect(await refused.json()).toMatchObject({ status_code: 429, code: "RATE_LIMITED" })
+    })
+
     it("applies the tenant's limit to its keys without one of their own", async () => {
       const own = await host.createTenant("BR")
       await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.setRateLimit(own.id, 2)))
