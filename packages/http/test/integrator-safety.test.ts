@@ -50,6 +50,11 @@ describe.each(storeKinds)("idempotency keys, ETags and credential rate limits on
       expect(retry.body).toEqual(first.body)
       expect(retry.headers.get("etag")).toBe(first.headers.get("etag"))
       expect(await productsNamed(name)).toHaveLength(1)
+      // The kept answer is sealed at rest (an answer may carry a secret shown once).
+      const [kept] = await host.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ response_body: string }>`SELECT response_body FROM idempotency_keys WHERE tenant_id = ${tenant.id}::uuid AND key = ${key}`))
+      expect(kept.response_body).toMatch(/^erpsb1\./)
+      expect(kept.response_body).not.toContain(name)
     })
 
     it("refuses the key with another body (422 IDEMPOTENCY_KEY_REUSED) and creates nothing", async () => {

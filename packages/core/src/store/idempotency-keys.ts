@@ -1,5 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
+import { SecretBox, type SecretUnreadable } from "../secrets/secret-box.js"
 import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_RETENTION_HOURS, type IdempotencyClaim, IdempotencyKeys } from "../idempotency/idempotency.js"
 
 interface KeyRow {
@@ -17,11 +18,17 @@ const CLAIM_ATTEMPTS = 3
  * or one whose request was abandoned (lease over, same request) is taken; any other
  * existing row is read back and says replay, reused or in use. Concurrent claims of one
  * key serialise on its primary key, so exactly one of them runs the request.
+ *
+ * Kept bodies are sealed with the store's key (`SecretBox`), bound to the tenant and key: an
+ * answer may carry a secret shown once (a webhook endpoint's signing secret). After a key
+ * rotation, keep `ERP_SECRET_KEY_PREVIOUS` for a day, the time kept answers live.
  */
 export const layerIdempotencyKeysSql = Layer.effect(
   IdempotencyKeys,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const box = yield* SecretBox
+    const context = (tenantId: string, key: string) => `idempotency_keys.response_body:${tenantId}:${key}`
     const lease = `${IDEMPOTENCY_LEASE_SECONDS} seconds`
     const retention = `${IDEMPOTENCY_RETENTION_HOURS} hours`
 
@@ -37,11 +44,13 @@ export const layerIdempotencyKeysSql = Layer.effect(
       sql<KeyRow>`SELECT fingerprint, status_code, response_headers, response_body FROM idempotency_keys
         WHERE tenant_id = ${tenantId}::uuid AND key = ${key} AND expires_at > now()`.pipe(Effect.map((rows) => rows[0]))
 
-    const verdict = (row: KeyRow, fingerprint: string): IdempotencyClaim => {
-      if (row.fingerprint !== fingerprint) return { kind: "reused" }
-      if (row.status_code === null) return { kind: "in_use" }
+    const verdict = (row: KeyRow, tenantId: string, key: string, fingerprint: string): Effect.Effect<IdempotencyClaim, SecretUnreadable> => {
+      if (row.fingerprint !== fingerprint) return Effect.succeed({ kind: "reused" })
+      const status = row.status_code
+      if (status === null) return Effect.succeed({ kind: "in_use" })
       const headers = typeof row.response_headers === "string" ? JSON.parse(row.response_headers) as Record<string, string> : row.response_headers ?? {}
-      return { kind: "replay", response: { status: row.status_code, headers, body: row.response_body } }
+      const body = row.response_body === null ? Effect.succeed(null) : box.open(row.response_body, context(tenantId, key))
+      return Effect.map(body, (opened) => ({ kind: "replay", response: { status, headers, body: opened } }))
     }
 
     const claim = (tenantId: string, key: string, fingerprint: string): Effect.Effect<IdempotencyClaim> =>
@@ -49,7 +58,7 @@ export const layerIdempotencyKeysSql = Layer.effect(
         for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
           if (yield* take(tenantId, key, fingerprint)) return { kind: "claimed" } as const
           const row = yield* existing(tenantId, key)
-          if (row) return verdict(row, fingerprint)
+          if (row) return yield* verdict(row, tenantId, key, fingerprint)
         }
         return { kind: "in_use" } as const
       }).pipe(Effect.orDie, Effect.withSpan("IdempotencyKeys.claim"))
@@ -58,7 +67,7 @@ export const layerIdempotencyKeysSql = Layer.effect(
       claim,
       complete: (tenantId, key, fingerprint, response) =>
         sql`UPDATE idempotency_keys SET status_code = ${response.status}, response_headers = ${JSON.stringify(response.headers)}::jsonb,
-            response_body = ${response.body}, locked_until = now()
+            response_body = ${response.body === null ? null : box.seal(response.body, context(tenantId, key))}, locked_until = now()
           WHERE tenant_id = ${tenantId}::uuid AND key = ${key} AND fingerprint = ${fingerprint}`.pipe(Effect.asVoid, Effect.orDie),
       release: (tenantId, key, fingerprint) =>
         sql`DELETE FROM idempotency_keys WHERE tenant_id = ${tenantId}::uuid AND key = ${key} AND fingerprint = ${fingerprint}
