@@ -1,7 +1,7 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Authenticator, credentialLimit, CredentialRateLimiter, CurrentPrincipal, OAuthConfig, type Principal } from "@erp/core"
 import { Effect, Layer, Redacted, Schema } from "effect"
-import { apiError, BadRequest, toApiError, TooManyRequests, Unauthorized } from "./errors.js"
+import { BadRequest, errorBody, toApiError, TooManyRequests, Unauthorized } from "./errors.js"
 import { publicUrl } from "./public-url.js"
 import { rateLimitHeaders } from "./rate-limit.js"
 import { noteTenant } from "./server-errors.js"
@@ -33,7 +33,8 @@ export const limitCredential = (principal: Pick<Principal, "credential">) =>
     yield* HttpApp.appendPreResponseHandler((_request, out) => Effect.succeed(HttpServerResponse.setHeaders(out, headers)))
     if (!decision.allowed) {
       const seconds = decision.resetSeconds
-      return yield* Effect.fail(apiError(429, `Rate limit of this credential exceeded (${limit.perMinute} requests a minute, bursts of ${limit.burstPerSecond} a second). Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`, "RATE_LIMITED"))
+      const message = `Rate limit of this credential exceeded (${limit.perMinute} requests a minute, bursts of ${limit.burstPerSecond} a second). Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
+      return yield* Effect.fail(new TooManyRequests(errorBody(429, message, "RATE_LIMITED")))
     }
   })
 
@@ -50,7 +51,7 @@ export const layerAuthentication = Layer.effect(
             ...(tenantId ? { tenantId } : {})
           }).pipe(Effect.mapError((error) => toApiError(error) as Unauthorized | BadRequest))
           yield* noteTenant(principal.tenantId)
-          yield* limitCredential(principal).pipe(Effect.provideService(CredentialRateLimiter, limiter)) as Effect.Effect<void, TooManyRequests>
+          yield* limitCredential(principal).pipe(Effect.provideService(CredentialRateLimiter, limiter))
           return principal
         })
     }))

@@ -1,11 +1,13 @@
-import { ALL_PERMISSIONS, IdempotencyKeys, pruneIdempotencyKeys, Tenancy } from "@erp/core"
+import type { HttpServerRequest } from "@effect/platform"
+import { ALL_PERMISSIONS, CurrentPrincipal, IdempotencyKeys, type Principal, pruneIdempotencyKeys, Tenancy } from "@erp/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
-import { requestFingerprint } from "../src/idempotency.js"
+import { idempotent, requestFingerprint } from "../src/idempotency.js"
+import { apiError } from "../src/errors.js"
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
@@ -86,6 +88,41 @@ describe.each(storeKinds)("idempotency keys, ETags and credential rate limits on
       expect(replayed.status).toBe(201)
       expect(replayed.headers.get("idempotent-replayed")).toBe("true")
       expect(replayed.body).toEqual({ from: "the other host" })
+    })
+
+    it("lets a retry take over a key whose host died mid-request once its lease is over", async () => {
+      const key = randomUUID()
+      const body = { name: `Abandoned ${randomUUID().slice(0, 8)}` }
+      const fingerprint = requestFingerprint("POST", "/products", body)
+      await host.run(Effect.flatMap(IdempotencyKeys, (keys) => keys.claim(tenant.id, key, fingerprint)))
+      // The claiming host died; its lease (5 minutes) ran out.
+      await host.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql`UPDATE idempotency_keys SET locked_until = now() - interval '1 second' WHERE tenant_id = ${tenant.id}::uuid AND key = ${key}`))
+      const retry = await call("POST", "/products", { body, headers: { "idempotency-key": key } })
+      expect(retry.status).toBe(201)
+      expect(retry.headers.get("idempotent-replayed")).toBeNull()
+      expect(await productsNamed(body.name)).toHaveLength(1)
+      // Another body cannot take an abandoned key over.
+      const other = await call("POST", "/products", { body: { name: `${body.name} bis` }, headers: { "idempotency-key": key } })
+      expect(other.status).toBe(422)
+    })
+
+    it("keeps nothing for a 5xx or a crash, so the retry runs the request again", async () => {
+      const body = { name: "x" }
+      const request = { method: "POST", url: "/products", headers: {} as Record<string, string> }
+      for (const failure of [Effect.fail(apiError(500, "store gone")), Effect.die("host bug")]) {
+        const key = randomUUID()
+        request.headers = { "idempotency-key": key }
+        const fingerprint = requestFingerprint("POST", "/products", body)
+        const exit = await host.run(Effect.gen(function* () {
+          const keys = yield* IdempotencyKeys
+          const principal = { tenantId: tenant.id } as Principal
+          return yield* Effect.exit(idempotent(keys, request as unknown as HttpServerRequest.HttpServerRequest, body, failure).pipe(Effect.provideService(CurrentPrincipal, principal)))
+        }))
+        expect(exit._tag).toBe("Failure")
+        const again = await host.run(Effect.flatMap(IdempotencyKeys, (keys) => keys.claim(tenant.id, key, fingerprint)))
+        expect(again.kind).toBe("claimed")
+      }
     })
 
     it("one of two concurrent requests with the same key runs; the other is told it is in use or gets the replay", async () => {
