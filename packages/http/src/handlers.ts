@@ -100,7 +100,10 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
             const run = Effect.gen(function* () {
               yield* underParent(caller, path, id).pipe(mapDomain)
               const output = yield* gated(engine.action(resource, action, caller, id, params, body, { precondition }).pipe(mapDomain))
-              return action.output ? json(output, action.successStatus ?? 200) : HttpServerResponse.empty({ status: 204 })
+              if (!action.output) return HttpServerResponse.empty({ status: 204 })
+              // An action answering the record it acted on (a cancel) gives its new ETag, for the next If-Match.
+              const answersRecord = typeof output === "object" && output !== null && String((output as { id?: unknown }).id) === id
+              return answersRecord ? recordResponse(resource, output, action.successStatus ?? 200) : json(output, action.successStatus ?? 200)
             })
             // Only POST actions take a key: a DELETE is idempotent already.
             return yield* (action.method === "POST" ? idempotent(keys, request, body, run) : run)

@@ -189,6 +189,7 @@ describe.each(storeKinds)("idempotency keys, ETags and credential rate limits on
       const first = await call("POST", `/payables/${created.body.id}/cancel`, { headers: { "idempotency-key": key, "if-match": changed.headers.get("etag")! } })
       expect(first.status).toBe(200)
       expect(first.body.status).toBe("cancelled")
+      expect(first.headers.get("etag")).toBe((await call("GET", `/payables/${created.body.id}`)).headers.get("etag"))
       const again = await call("POST", `/payables/${created.body.id}/cancel`, { headers: { "idempotency-key": key, "if-match": changed.headers.get("etag")! } })
       expect(again.status).toBe(200)
       expect(again.headers.get("idempotent-replayed")).toBe("true")
