@@ -38,9 +38,9 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
 
   const run = <A, E>(effect: Effect.Effect<A, E, CoreServices>) => runtime.runPromise(effect)
 
-  const createKey = (tenantId: string, permissions: ReadonlyArray<PermissionGrant>, options: { expiresAt?: string; name?: string } = {}) =>
+  const createKey = (tenantId: string, permissions: ReadonlyArray<PermissionGrant>, options: { expiresAt?: string; name?: string; rateLimitPerMinute?: number } = {}) =>
     run(Effect.flatMap(Tenancy, (tenancy) =>
-      tenancy.createApiKey({ tenantId, name: options.name ?? "test key", permissions, expiresAt: options.expiresAt })))
+      tenancy.createApiKey({ tenantId, name: options.name ?? "test key", permissions, expiresAt: options.expiresAt, rateLimitPerMinute: options.rateLimitPerMinute })))
 
   const revokeKey = (keyId: string) => run(Effect.flatMap(Tenancy, (tenancy) => tenancy.revokeApiKey(keyId)))
 

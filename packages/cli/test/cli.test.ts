@@ -107,6 +107,23 @@ describe("erp CLI on the embedded store", () => {
     expect(revoked.revoked_at).toEqual(expect.any(String))
   }, 120_000)
 
+  it("gives a key its own rate limit and a tenant a limit for its other keys, refusing nonsense", async () => {
+    const created = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "nightly", "--all", "--rate-limit", "600", "--json"]))
+    expect(created.rate_limit_per_minute).toBe(600)
+    const listed = await erp([...flags, "keys", "list", "--tenant", tenantId])
+    expect(listed.stdout).toContain("rate limit: 600/min")
+    const zero = await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "zero", "--all", "--rate-limit", "0"])
+    expect(zero.code).toBe(1)
+    expect(zero.stderr).toContain("rate limit")
+    const words = await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "words", "--all", "--rate-limit", "lots"])
+    expect(words.code).toBe(1)
+    expect(words.stderr).toContain("--rate-limit")
+    const tenant = await erp([...flags, "tenants", "set-rate-limit", "--tenant", tenantId, "--per-minute", "3000"])
+    expect(tenant.code).toBe(0)
+    expect(tenant.stdout).toContain("3000 requests a minute")
+    expect((await erp([...flags, "tenants", "set-rate-limit", "--tenant", tenantId, "--default"])).stdout).toContain("6000")
+  }, 120_000)
+
   it("refuses a key without permissions or with an unknown one", async () => {
     const none = await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "none"])
     expect(none.code).toBe(1)

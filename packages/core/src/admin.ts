@@ -49,6 +49,8 @@ export interface ErpAdmin {
     readonly get: (id: string) => Promise<Tenant>
     /** The tenant's "today" follows this zone from the next request on (payables read as overdue by it). */
     readonly setTimeZone: (id: string, timeZone: string) => Promise<Tenant>
+    /** Requests a minute each of the tenant's credentials may send; `null` for the default (6,000). */
+    readonly setRateLimit: (id: string, perMinute: number | null) => Promise<Tenant>
   }
   readonly users: {
     /** A user; with `password`, one who can sign in on the OAuth pages. */
@@ -76,6 +78,8 @@ export interface ErpAdmin {
       readonly description?: string
       /** `YYYY-MM-DD`: the key stops working at 00:00 UTC of that date. */
       readonly expiresAt?: string
+      /** Requests a minute for this key instead of the tenant's limit. */
+      readonly rateLimitPerMinute?: number
     }) => Promise<{ readonly key: ApiKey; readonly token: string }>
     readonly list: (tenantId: string) => Promise<ReadonlyArray<ApiKey>>
     readonly revoke: (keyId: string) => Promise<ApiKey>
@@ -170,6 +174,7 @@ export const makeAdmin = (runtime: ManagedRuntime.ManagedRuntime<CoreServices, u
     tenants: {
       create: (input) => tenancy((service) => service.createTenant(input)),
       setTimeZone: (id, timeZone) => tenancy((service) => service.setTimeZone(id, timeZone)),
+      setRateLimit: (id, perMinute) => tenancy((service) => service.setRateLimit(id, perMinute)),
       list: () => tenancy((service) => service.listTenants),
       get: (id) => tenancy((service) => service.getTenant(id))
     },

@@ -42,7 +42,13 @@ export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
   code: Schema.optional(Schema.String)
 }) {}
 
-export type DomainError = NotFound | InvalidRequest | Unprocessable | Unauthenticated | Forbidden | Conflict
+/** `If-Match` named a version of the record other than the current one: nothing was written. */
+export class PreconditionFailed extends Schema.TaggedError<PreconditionFailed>()("PreconditionFailed", {
+  message: Schema.String,
+  code: Schema.optional(Schema.String)
+}) {}
+
+export type DomainError = NotFound | InvalidRequest | Unprocessable | Unauthenticated | Forbidden | Conflict | PreconditionFailed
 
 export const invalid = (message: string, code?: string, fields?: FieldErrors) =>
   new InvalidRequest({ message, ...(code ? { code } : {}), ...(fields ? { fields } : {}) })
@@ -57,6 +63,7 @@ export const ERROR_STATUS = {
   Forbidden: 403,
   NotFound: 404,
   Conflict: 409,
+  PreconditionFailed: 412,
   Unprocessable: 422
 } as const satisfies Record<DomainError["_tag"], number>
 
@@ -67,6 +74,7 @@ const REASON_PHRASES: Readonly<Record<number, string>> = {
   404: "Not Found",
   405: "Method Not Allowed",
   409: "Conflict",
+  412: "Precondition Failed",
   413: "Payload Too Large",
   415: "Unsupported Media Type",
   422: "Unprocessable Entity",

@@ -4,7 +4,8 @@ import { actionParameters, allResources, type AnyResource, pageOf, publicResourc
 import { Schema } from "effect"
 import { Authentication } from "./authentication.js"
 import { listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
-import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, ServiceUnavailable, TooManyRequests, UnprocessableEntity } from "./errors.js"
+import { withIntegratorHeaders } from "./openapi-headers.js"
+import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, PreconditionFailed, ServiceUnavailable, TooManyRequests, UnprocessableEntity } from "./errors.js"
 
 const parentIdField = (resource: AnyResource): Record<string, typeof Schema.String> =>
   resource.nestedUnder ? { parentId: Schema.String.annotations({ description: `UUID of the ${resource.nestedUnder.parent().singular}` }) } : {}
@@ -91,6 +92,7 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
         .setPayload(resource.write.updateInput)
         .addSuccess(resource.record)
         .addError(Conflict)
+        .addError(PreconditionFailed)
         .addError(PayloadTooLarge)
         .addError(UnprocessableEntity)
         .annotate(OpenApi.Summary, `Update a ${resource.singular}`)
@@ -98,6 +100,7 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
       HttpApiEndpoint.del("remove", `/${resource.name}/:id`)
         .setPath(idPath(resource))
         .addSuccess(HttpApiSchema.NoContent)
+        .addError(PreconditionFailed)
         .annotate(OpenApi.Summary, `Delete a ${resource.singular}`)
         .annotate(OpenApi.Description, "Soft delete: the record keeps `deleted_at` and leaves default reads.")
     )
@@ -120,6 +123,7 @@ const actionEndpoint = (resource: AnyResource, action: ResourceAction): HttpApiE
   return withBody
     .addSuccess(action.output ?? HttpApiSchema.NoContent, { status: action.output ? action.successStatus ?? 200 : 204 })
     .addError(Conflict)
+    .addError(PreconditionFailed)
     .addError(PayloadTooLarge)
     .addError(UnprocessableEntity)
     .annotate(OpenApi.Summary, action.summary)
@@ -153,6 +157,7 @@ const base = HttpApi.make("erp")
   .annotate(OpenApi.Title, "erp Integrations API")
   .annotate(OpenApi.Version, "v1")
   .annotate(OpenApi.Description, "Multi-tenant ERP integrations API. Send `api-version: v1` (the default) to pin the contract.")
+  .annotate(OpenApi.Transform, withIntegratorHeaders)
 
 /** One resource's group, its endpoints known only at run time. */
 export type ResourceGroup = ReturnType<typeof resourceGroup>

@@ -22,9 +22,13 @@ export class BadRequest extends Schema.Class<BadRequest>("BadRequest")(ErrorBody
 export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(ErrorBody(401), annotate<Unauthorized>(401, "Missing, invalid, expired or revoked credentials")) {}
 export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(ErrorBody(403), annotate<Forbidden>(403, "Valid credentials without the permission")) {}
 export class NotFound extends Schema.Class<NotFound>("NotFound")(ErrorBody(404), annotate<NotFound>(404, "No such record for this tenant")) {}
-export class Conflict extends Schema.Class<Conflict>("Conflict")(ErrorBody(409), annotate<Conflict>(409, "Duplicate of an existing record")) {}
+export class Conflict extends Schema.Class<Conflict>("Conflict")(ErrorBody(409), annotate<Conflict>(409, "Duplicate of an existing record, or an Idempotency-Key whose first request is still running (IDEMPOTENCY_KEY_IN_USE)")) {}
+export class PreconditionFailed extends Schema.Class<PreconditionFailed>("PreconditionFailed")(
+  ErrorBody(412),
+  annotate<PreconditionFailed>(412, "If-Match names another version of the record than the current one (code PRECONDITION_FAILED); nothing was written")
+) {}
 export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLarge")(ErrorBody(413), annotate<PayloadTooLarge>(413, "Request body over the size limit")) {}
-export class UnprocessableEntity extends Schema.Class<UnprocessableEntity>("UnprocessableEntity")(ErrorBody(422), annotate<UnprocessableEntity>(422, "Well-formed input the business rules refuse; details.fields names each field")) {}
+export class UnprocessableEntity extends Schema.Class<UnprocessableEntity>("UnprocessableEntity")(ErrorBody(422), annotate<UnprocessableEntity>(422, "Well-formed input the business rules refuse (details.fields names each field), or an Idempotency-Key used for another request (IDEMPOTENCY_KEY_REUSED)")) {}
 export class TooManyRequests extends Schema.Class<TooManyRequests>("TooManyRequests")(ErrorBody(429), annotate<TooManyRequests>(429, "Rate limit exceeded, or more of the tenant's requests at once than it may have; see Retry-After")) {}
 export class InternalServerError extends Schema.Class<InternalServerError>("InternalServerError")(
   { ...ErrorBody(500), request_id: Schema.optional(Schema.String) },
@@ -41,6 +45,7 @@ export const ERROR_CLASSES = [
   Forbidden,
   NotFound,
   Conflict,
+  PreconditionFailed,
   PayloadTooLarge,
   UnprocessableEntity,
   TooManyRequests,
@@ -56,6 +61,7 @@ const CLASS_BY_STATUS = {
   403: Forbidden,
   404: NotFound,
   409: Conflict,
+  412: PreconditionFailed,
   413: PayloadTooLarge,
   422: UnprocessableEntity,
   429: TooManyRequests,

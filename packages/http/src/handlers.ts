@@ -1,10 +1,12 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { allResources, type AnyResource, CurrentPrincipal, notFound, type Principal, publicResources, type DomainError, type QueryParams, ResourceEngine, TenantBusy, TenantGate } from "@erp/core"
+import { allResources, type AnyResource, CurrentPrincipal, IdempotencyKeys, notFound, type Principal, publicResources, type DomainError, type QueryParams, ResourceEngine, TenantBusy, TenantGate } from "@erp/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { Api, type ResourceApi } from "./api.js"
 import { readJsonBody, readRawBody } from "./body.js"
 import { type ApiError, apiError, errorBody, InternalServerError, toApiError } from "./errors.js"
+import { preconditionOf, readResponse, recordResponse } from "./conditional.js"
+import { idempotent } from "./idempotency.js"
 
 /** Query string pairs in order, repeated keys kept. */
 export const queryParams = (request: HttpServerRequest.HttpServerRequest): QueryParams => {
@@ -35,6 +37,7 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
     Effect.gen(function* () {
       const engine = yield* ResourceEngine
       const gate = yield* TenantGate
+      const keys = yield* IdempotencyKeys
       const principal = CurrentPrincipal
       /** The store work of a request, in its tenant's turn (bodies are read before: a slow upload holds no turn). */
       const gated = <A, R>(effect: Effect.Effect<A, ApiError, R>) =>
@@ -64,26 +67,46 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
           respond(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path), engine.list(resource, caller, listParams(request, path))))),
         search: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.search(resource, caller, queryParams(request)))),
         get: ({ path, request }) =>
-          respond(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))))),
+          Effect.flatMap(
+            gated(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request)))).pipe(mapDomain)),
+            (record) => readResponse(request, resource, record)
+          ),
         create: ({ request }) =>
-          Effect.flatMap(readJsonBody(request), (body) => respond(Effect.flatMap(principal, (caller) => engine.create(resource, caller, body)), 201)),
+          Effect.flatMap(readJsonBody(request), (body) =>
+            idempotent(keys, request, body, gated(Effect.flatMap(principal, (caller) => engine.create(resource, caller, body)).pipe(mapDomain, Effect.map((record) => recordResponse(resource, record, 201)))))),
         update: ({ path, request }) =>
-          Effect.flatMap(readJsonBody(request), (body) => respond(Effect.flatMap(principal, (caller) => engine.update(resource, caller, path.id, body)))),
-        remove: ({ path }) =>
-          gated(Effect.flatMap(principal, (caller) => engine.remove(resource, caller, path.id)).pipe(
-            mapDomain,
-            Effect.as(HttpServerResponse.empty({ status: 204 }))
-          ))
+          Effect.gen(function* () {
+            const body = yield* readJsonBody(request)
+            const precondition = yield* preconditionOf(request)
+            return yield* idempotent(keys, request, body, gated(Effect.flatMap(principal, (caller) => engine.update(resource, caller, path.id, body, { precondition })).pipe(
+              mapDomain,
+              Effect.map((record) => recordResponse(resource, record))
+            )))
+          }),
+        remove: ({ path, request }) =>
+          Effect.flatMap(preconditionOf(request), (precondition) =>
+            gated(Effect.flatMap(principal, (caller) => engine.remove(resource, caller, path.id, { precondition })).pipe(
+              mapDomain,
+              Effect.as(HttpServerResponse.empty({ status: 204 }))
+            )))
       }
       for (const action of resource.actions ?? []) {
         byName[`action_${action.name}`] = ({ path, request }) =>
           Effect.gen(function* () {
             const body = action.raw ? yield* readRawBody(request, action.raw.maxBytes) : action.input ? yield* readJsonBody(request) : undefined
+            const precondition = yield* preconditionOf(request)
             const { id, parentId: _parent, ...params } = path
             const caller = yield* principal
-            yield* underParent(caller, path, id).pipe(mapDomain)
-            const output = yield* gated(engine.action(resource, action, caller, id, params, body).pipe(mapDomain))
-            return action.output ? json(output, action.successStatus ?? 200) : HttpServerResponse.empty({ status: 204 })
+            const run = Effect.gen(function* () {
+              yield* underParent(caller, path, id).pipe(mapDomain)
+              const output = yield* gated(engine.action(resource, action, caller, id, params, body, { precondition }).pipe(mapDomain))
+              if (!action.output) return HttpServerResponse.empty({ status: 204 })
+              // An action answering the record it acted on (a cancel) gives its new ETag, for the next If-Match.
+              const answersRecord = typeof output === "object" && output !== null && String((output as { id?: unknown }).id) === id
+              return answersRecord ? recordResponse(resource, output, action.successStatus ?? 200) : json(output, action.successStatus ?? 200)
+            })
+            // Only POST actions take a key: a DELETE is idempotent already.
+            return yield* (action.method === "POST" ? idempotent(keys, request, body, run) : run)
           })
       }
       for (const lookup of resource.lookups ?? []) {

@@ -1,9 +1,10 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Authenticator, domainErrorBody, McpSessions, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
+import { Authenticator, CredentialRateLimiter, domainErrorBody, McpSessions, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
 import { serveMcpHttp } from "@erp/mcp"
 import { Context, Effect, Layer, Runtime } from "effect"
 import { readJsonBody } from "./body.js"
 import { bearerChallenge, publicUrl } from "./public-url.js"
+import { limitCredential } from "./authentication.js"
 
 /** Browser origins allowed to call MCP over HTTP besides loopback ones and the public URL's; `*` allows every origin. */
 export class McpAllowedOrigins extends Context.Tag("erp/http/McpAllowedOrigins")<McpAllowedOrigins, ReadonlyArray<string> | "*">() {
@@ -27,6 +28,7 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const authenticator = yield* Authenticator
     const sessions = yield* McpSessions
+    const limiter = yield* CredentialRateLimiter
     const config = yield* OAuthConfig
     const configured = yield* Effect.serviceOption(McpAllowedOrigins)
     const runtime = yield* Effect.runtime<ResourceEngine | Tenancy | OAuth>()
@@ -43,6 +45,12 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
           headers: { "www-authenticate": bearerChallenge(base, error.code === "MISSING_CREDENTIALS" ? undefined : "invalid_token") }
         })
       }
+      // The same per-credential limits as the REST routes; a user's token counts under the user (no tenant is chosen yet).
+      const identity = identified.right
+      const limited = yield* Effect.either(
+        limitCredential(identity.kind === "bound" ? identity.principal : { credential: { id: `user:${identity.userId}` } }).pipe(Effect.provideService(CredentialRateLimiter, limiter))
+      )
+      if (limited._tag === "Left") return HttpServerResponse.unsafeJson(limited.left, { status: 429 })
       let body: unknown = undefined
       if (request.method === "POST") {
         const read = yield* Effect.either(readJsonBody(request))

@@ -21,7 +21,7 @@ const describeKey = (key: ApiKey) => {
   return [
     `${key.id}  ${key.prefix}  ${key.name}  ${status}${since}`,
     `  permissions: ${key.permissions.map(describeGrant).join(" ")}`,
-    `  expires: ${key.expires_at ?? "never"}  last used: ${key.last_used_at ?? "never"}`
+    `  expires: ${key.expires_at ?? "never"}  last used: ${key.last_used_at ?? "never"}  rate limit: ${key.rate_limit_per_minute === null ? "the tenant's" : `${key.rate_limit_per_minute}/min`}`
   ].join("\n")
 }
 
@@ -36,14 +36,18 @@ export const registerKeys = (program: Command) => {
     .option("--all", "Every permission on every resource")
     .option("--permission <resource:action>", "Permission, repeatable: products:read, customers:*, *:read", collect)
     .option("--expires-at <YYYY-MM-DD>", "The key stops working at 00:00 UTC of this date")
+    .option("--rate-limit <per-minute>", "Requests a minute this key may send (default: the tenant's limit, 6,000 unless set)")
     .option("--json", "Print the key, token included, as one JSON object")
     .addHelpText("after", `
 Examples:
   erp keys create --tenant <tenant-id> --name "ERP sync" --all --json
   erp keys create --tenant <tenant-id> --name "Read only" --permission products:read --permission customers:read
   erp keys create --tenant <tenant-id> --name "Catalogs" --permission "*:read" --expires-at 2027-01-01
+  erp keys create --tenant <tenant-id> --name "Nightly import" --all --rate-limit 600
 `)
-    .action(async (options: { tenant: string; name: string; description?: string; all?: boolean; permission?: Array<string>; expiresAt?: string; json?: boolean }, command: Command) => {
+    .action(async (options: { tenant: string; name: string; description?: string; all?: boolean; permission?: Array<string>; expiresAt?: string; rateLimit?: string; json?: boolean }, command: Command) => {
+      const rateLimit = options.rateLimit === undefined ? undefined : Number(options.rateLimit)
+      if (rateLimit !== undefined && !/^\d+$/.test(options.rateLimit ?? "")) throw new CliFailure(`--rate-limit must be a whole number of requests per minute, got "${options.rateLimit}"`)
       if (Boolean(options.all) === Boolean(options.permission?.length)) {
         throw new CliFailure("Give either --all or at least one --permission resource:action")
       }
@@ -57,7 +61,8 @@ Examples:
             name: options.name,
             description: options.description,
             permissions,
-            expiresAt: options.expiresAt
+            expiresAt: options.expiresAt,
+            rateLimitPerMinute: rateLimit
           })
         })
       )

@@ -1,7 +1,7 @@
 import { Tenancy } from "@erp/core"
 import { type Command } from "commander"
 import { Effect } from "effect"
-import { printJson, runWithCore, type StoreFlags } from "../runtime.js"
+import { CliFailure, printJson, runWithCore, type StoreFlags } from "../runtime.js"
 
 export const registerTenants = (program: Command) => {
   const tenants = program.command("tenants").description("Manage tenants (companies)")
@@ -33,6 +33,21 @@ Examples:
       const tenant = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.setTimeZone(options.tenant, options.timeZone)))
       if (options.json) printJson(tenant)
       else process.stdout.write(`Tenant ${tenant.name} now uses ${tenant.time_zone}\n`)
+    })
+  tenants
+    .command("set-rate-limit")
+    .description("Set how many requests a minute each of a tenant's credentials may send (keys created with --rate-limit keep theirs)")
+    .requiredOption("--tenant <id>", "Tenant id")
+    .option("--per-minute <n>", "Requests a minute per credential (bursts: 100 a second, or the minute's average if higher)")
+    .option("--default", "Back to the default, 6,000 a minute")
+    .option("--json", "Print the tenant as one JSON object")
+    .action(async (options: { tenant: string; perMinute?: string; default?: boolean; json?: boolean }, command: Command) => {
+      if (Boolean(options.default) === (options.perMinute !== undefined)) throw new CliFailure("Give either --per-minute <n> or --default")
+      if (options.perMinute !== undefined && !/^\d+$/.test(options.perMinute)) throw new CliFailure(`--per-minute must be a whole number, got "${options.perMinute}"`)
+      const perMinute = options.perMinute === undefined ? null : Number(options.perMinute)
+      const tenant = await runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(Tenancy, (tenancy) => tenancy.setRateLimit(options.tenant, perMinute)))
+      if (options.json) printJson({ ...tenant, rate_limit_per_minute: perMinute })
+      else process.stdout.write(`Tenant ${tenant.name}: ${perMinute === null ? "the default 6000" : perMinute} requests a minute per credential\n`)
     })
   tenants
     .command("list")

@@ -26,6 +26,12 @@ export interface Principal {
   readonly grants: Grants
   /** OAuth scopes granted to the token: they narrow what the role allows, never widen it. */
   readonly scopes?: Grants
+  /**
+   * The credential the request came with, for per-credential rate limits: `key:<id>`,
+   * `oauth:<client>:<user>` or `user:<id>`, with its per-minute limit when the key or the
+   * tenant sets one. Operators (CLI, embedding app) have none and are not limited.
+   */
+  readonly credential?: { readonly id: string; readonly rateLimitPerMinute?: number }
 }
 
 /** The operator (CLI, embedding app) acting as a tenant's admin; `name` says which tool, for the event log. */

@@ -3,7 +3,7 @@ import type { Action, Principal } from "../auth/principal.js"
 import type { CatalogLookup } from "../catalogs/lookup.js"
 import type { TaxEngine } from "../tax/engine.js"
 import type { SecretBox } from "../secrets/secret-box.js"
-import type { Conflict, Forbidden, InvalidRequest, NotFound, Unprocessable } from "../errors.js"
+import type { Conflict, Forbidden, InvalidRequest, NotFound, PreconditionFailed, Unprocessable } from "../errors.js"
 import { type AnyField, type ColumnType, FILTER_TYPE, type Fields, type RecordOf, type ResourceRef } from "./field.js"
 import type { FilterField } from "./fields.js"
 import type { FilterNode } from "./filter.js"
@@ -26,7 +26,7 @@ export interface WriteContext {
 }
 
 /** What rules and actions may refuse with: 400, 403 (a write to another resource), 404 (an allocation that is not there), 409, 422. */
-export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound | Forbidden
+export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound | Forbidden | PreconditionFailed
 
 /** Services the engine offers to write rules (catalog matching, references, the tax engine; sealing a secret the record keeps). */
 export type WriteServices = CatalogLookup | TaxEngine | SecretBox

@@ -3,7 +3,7 @@ import { authorize, type Principal } from "../auth/principal.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
 import type { TaxEngine } from "../tax/engine.js"
 import { SecretBox } from "../secrets/secret-box.js"
-import { type Conflict, type FieldErrors, type Forbidden, invalid, type InvalidRequest, NotFound, type Unprocessable, unprocessable } from "../errors.js"
+import { type Conflict, type FieldErrors, type PreconditionFailed, type Forbidden, invalid, type InvalidRequest, NotFound, type Unprocessable, unprocessable } from "../errors.js"
 import { Conflict as ConflictError } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
 import { decodeBody } from "./decode.js"
@@ -28,6 +28,7 @@ import {
   type WriteContext
 } from "./resource.js"
 import { checkEditable, checkTransition, stateOf } from "./status.js"
+import { checkPrecondition, type Precondition } from "./etag.js"
 import { type EventAction, UnitOfWork, UnitsOfWork } from "./unit-of-work.js"
 
 export const listShape = (resource: AnyResource): ListShape => ({
@@ -140,11 +141,19 @@ const splitRevealed = (resource: AnyResource, values: Row): { readonly stored: R
   return { stored, shown }
 }
 
+/** Fails with `error` when there is one. */
+const unlessFailed = <E>(error: E | undefined): Effect.Effect<void, E> => (error === undefined ? Effect.void : Effect.fail(error))
+
 const childrenOf = (record: Row | undefined, name: string): ReadonlyArray<Row> | undefined =>
   record === undefined ? undefined : (record[name] as ReadonlyArray<Row> | undefined) ?? []
 
 type ReadError = InvalidRequest | Forbidden | NotFound
-type WriteError = ReadError | Unprocessable | Conflict
+type WriteError = ReadError | Unprocessable | Conflict | PreconditionFailed
+
+/** What a write may require beyond its input: the record's current version (`If-Match`). */
+export interface WriteOptions {
+  readonly precondition?: Precondition
+}
 
 /** The generic use cases of every declared resource. */
 export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<ResourceEngine, {
@@ -167,8 +176,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
   /** The search route: `q` required, mapped to `search`. */
   readonly search: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
   readonly create: (resource: AnyResource, principal: Principal, body: unknown) => Effect.Effect<Row, WriteError>
-  readonly update: (resource: AnyResource, principal: Principal, id: string, body: unknown) => Effect.Effect<Row, WriteError>
-  readonly remove: (resource: AnyResource, principal: Principal, id: string) => Effect.Effect<void, WriteError>
+  readonly update: (resource: AnyResource, principal: Principal, id: string, body: unknown, options?: WriteOptions) => Effect.Effect<Row, WriteError>
+  readonly remove: (resource: AnyResource, principal: Principal, id: string, options?: WriteOptions) => Effect.Effect<void, WriteError>
   /** Brings a soft-deleted record back (the panel's restore; no REST route, spec "Soft-delete lifecycle"). */
   readonly restore: (resource: AnyResource, principal: Principal, id: string) => Effect.Effect<Row, WriteError>
   /** Runs a declared action on one record; `undefined` for actions that answer no body. */
@@ -178,7 +187,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
     principal: Principal,
     id: string,
     params: Readonly<Record<string, string>>,
-    body: unknown
+    body: unknown,
+    options?: WriteOptions
   ) => Effect.Effect<unknown, WriteError>
 }>() {
   static readonly layer: Layer.Layer<ResourceEngine, never, ResourceRepository | UnitsOfWork | CursorSecret | CatalogLookup | TaxEngine | SecretBox> =
@@ -470,9 +480,10 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           })
 
         /** An update inside the caller's unit of work; `values` are stored fields only the server sets. */
-        const updateWithin = (resource: AnyResource, principal: Principal, checked: string, input: Row, values: Row): Effect.Effect<Row, WriteError, UnitOfWork> =>
+        const updateWithin = (resource: AnyResource, principal: Principal, checked: string, input: Row, values: Row, precondition?: Precondition): Effect.Effect<Row, WriteError, UnitOfWork> =>
           Effect.gen(function* () {
             const current = yield* locked(resource, principal, checked)
+            yield* unlessFailed(checkPrecondition(resource, current, precondition))
             const machine = resource.status
             if (machine) {
               yield* checkEditable(machine, current, Object.keys(input))
@@ -501,21 +512,22 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             return yield* reload(resource, principal, checked)
           })
 
-        const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown) {
+        const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown, options: WriteOptions = {}) {
           const { id: checked, input } = yield* decodeUpdate(resource, principal, id, body)
-          return yield* units.run(origin(principal), updateWithin(resource, principal, checked, input, {}))
+          return yield* units.run(origin(principal), updateWithin(resource, principal, checked, input, {}, options.precondition))
         })
 
         const softDeletable = (resource: AnyResource) =>
           isSoftDeleted(resource) ? Effect.void : Effect.fail(invalid(`${resource.name} cannot be deleted`, "READ_ONLY"))
 
         /** A soft delete inside the caller's unit of work, through the resource's `beforeRemove`. */
-        const removeWithin = (resource: AnyResource, principal: Principal, id: string): Effect.Effect<void, WriteError, UnitOfWork> =>
+        const removeWithin = (resource: AnyResource, principal: Principal, id: string, precondition?: Precondition): Effect.Effect<void, WriteError, UnitOfWork> =>
           Effect.gen(function* () {
             yield* authorize(principal, resource.name, "delete", resource.adminOnly)
             yield* writable(resource)
             yield* softDeletable(resource)
             const checked = yield* requireId(resource, id)
+            if (precondition) yield* unlessFailed(checkPrecondition(resource, yield* locked(resource, principal, checked), precondition))
             if (resource.beforeRemove) {
               const current = yield* locked(resource, principal, checked)
               yield* resource.beforeRemove({ resource, current, principal, store: yield* currentStore(principal) }).pipe(Effect.provide(services))
@@ -525,12 +537,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             yield* emit(resource, "delete", checked)
           })
 
-        const remove = Effect.fn("ResourceEngine.remove")(function* (resource: AnyResource, principal: Principal, id: string) {
+        const remove = Effect.fn("ResourceEngine.remove")(function* (resource: AnyResource, principal: Principal, id: string, options: WriteOptions = {}) {
           yield* authorize(principal, resource.name, "delete", resource.adminOnly)
           yield* writable(resource)
           yield* softDeletable(resource)
           const checked = yield* requireId(resource, id)
-          yield* units.run(origin(principal), removeWithin(resource, principal, checked))
+          yield* units.run(origin(principal), removeWithin(resource, principal, checked, options.precondition))
         })
 
         const restore = Effect.fn("ResourceEngine.restore")(function* (resource: AnyResource, principal: Principal, id: string) {
@@ -568,7 +580,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           principal: Principal,
           id: string,
           params: Readonly<Record<string, string>>,
-          body: unknown
+          body: unknown,
+          options: WriteOptions = {}
         ) {
           yield* authorize(principal, resource.name, declared.permission, resource.adminOnly)
           const checked = yield* requireId(resource, id)
@@ -579,6 +592,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             origin(principal),
             Effect.gen(function* () {
               const current = yield* locked(resource, principal, checked)
+              yield* unlessFailed(checkPrecondition(resource, current, options.precondition))
               const store = yield* currentStore(principal)
               const output = yield* declared.run({ principal, resource, current, params: checkedParams, store }, input).pipe(
                 Effect.provide(services)

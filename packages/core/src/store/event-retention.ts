@@ -1,6 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { EVENT_RETENTION_DAYS } from "../events/events.js"
+import { pruneIdempotencyKeys } from "./idempotency-keys.js"
+import { pruneCredentialWindows } from "./credential-rate-limiter.js"
 
 /** Deleted in slices, so a store that was off for months never runs one long statement. */
 const SLICE = 5_000
@@ -32,14 +34,18 @@ export const pruneEvents = Effect.gen(function* () {
   }
 }).pipe(Effect.orDie, Effect.withSpan("pruneEvents"))
 
+/** One pass over what expires in the store: old events and deliveries, expired idempotency keys, finished rate windows. */
+const pruneExpired = Effect.all([pruneEvents, pruneIdempotencyKeys, pruneCredentialWindows], { discard: true })
+
 /**
- * Prunes the change feed in the background: a while after start, then hourly.
- * Every host may run it; deleting the same old rows twice is harmless.
+ * Prunes the change feed, expired idempotency keys and finished rate windows in the
+ * background: a while after start, then hourly. Every host may run it; deleting the
+ * same old rows twice is harmless.
  */
 export const layerEventRetention = Layer.scopedDiscard(
   Effect.forkScoped(
-    pruneEvents.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("Pruning old events failed", cause)),
+    pruneExpired.pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("Pruning expired rows failed", cause)),
       Effect.delay(Duration.minutes(1)),
       Effect.repeat(Schedule.spaced(Duration.hours(1)))
     )

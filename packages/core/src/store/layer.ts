@@ -13,6 +13,8 @@ import { layerUnitsOfWork } from "./unit-of-work.js"
 import { layerTenancy } from "./tenancy.js"
 import { layerOAuth } from "./oauth.js"
 import { layerRateLimiterSql } from "./rate-limiter.js"
+import { layerIdempotencyKeysSql } from "./idempotency-keys.js"
+import { layerCredentialRateLimiterSql } from "./credential-rate-limiter.js"
 import { builtInTaxEngine } from "../tax/built-in.js"
 import type { TaxEngine } from "../tax/engine.js"
 import { OAuthConfig, type OAuthSettings } from "../oauth/settings.js"
@@ -65,6 +67,8 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}, taxEngine: Lay
         layerCatalogLookup,
         layerTenancy,
         layerRateLimiterSql,
+        layerIdempotencyKeysSql,
+        layerCredentialRateLimiterSql,
         layerSigningKeys,
         layerMcpSessionsSql(mcp.sessionIdleSeconds),
         OAuthConfig.layer(oauth)

@@ -105,7 +105,7 @@ export const layerOAuth = Layer.effect(
     const findClientRow = (clientId: string) => Effect.map(clientRows(sql`client_id = ${clientId}`), (rows) => Option.fromNullable(rows[0]))
 
     const memberships = (userId: string) =>
-      sql<TenantMembership>`SELECT m.tenant_id, t.name AS tenant_name, t.country_code::text AS country_code, m.role
+      sql<TenantMembership & { readonly rate_limit_per_minute: number | null }>`SELECT m.tenant_id, t.name AS tenant_name, t.country_code::text AS country_code, m.role, t.rate_limit_per_minute
         FROM memberships m JOIN tenants t ON t.id = m.tenant_id WHERE m.user_id = ${userId}::uuid ORDER BY t.name, t.id`.pipe(Effect.orDie)
 
     const userPrincipal = (userId: string, tenantId: string | undefined, scopes?: ReadonlyArray<string>) =>
@@ -131,7 +131,8 @@ export const layerOAuth = Layer.effect(
           actor: { kind: "user", id: user.id, email: user.email },
           role: chosen.role as Role,
           grants: grantsFromRows(rows),
-          ...(scopes ? { scopes: grantsFromScopes(scopes) } : {})
+          ...(scopes ? { scopes: grantsFromScopes(scopes) } : {}),
+          credential: { id: `user:${user.id}`, ...(chosen.rate_limit_per_minute !== null ? { rateLimitPerMinute: chosen.rate_limit_per_minute } : {}) }
         } satisfies Principal
       })
 
@@ -244,9 +245,11 @@ export const layerOAuth = Layer.effect(
         if (row.value.revoked_at !== null) return yield* Effect.fail(unauthenticated("The access token was revoked"))
         if (row.value.expired) return yield* Effect.fail(unauthenticated("The access token expired"))
         if (row.value.tenant_id === null) return yield* Effect.fail(unauthenticated("The access token is not valid"))
-        return yield* userPrincipal(row.value.user_id, row.value.tenant_id, row.value.scope.split(" ")).pipe(
+        const principal = yield* userPrincipal(row.value.user_id, row.value.tenant_id, row.value.scope.split(" ")).pipe(
           Effect.catchTag("InvalidRequest", (error) => Effect.fail(unauthenticated(error.message)))
         )
+        // An OAuth client acting for a user is its own credential: another client of the same user has its own limit.
+        return principal.credential ? { ...principal, credential: { ...principal.credential, id: `oauth:${row.value.client_id}:${row.value.user_id}` } } : principal
       })
 
     return OAuth.of({

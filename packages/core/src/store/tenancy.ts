@@ -10,6 +10,7 @@ import { Conflict, invalid, NotFound, Unauthenticated } from "../errors.js"
 import { type ApiKey, type Membership, Tenancy, type Tenant, type User } from "../tenancy/tenancy.js"
 import { defaultTimeZone, looksLikeTimeZone } from "../tenancy/time-zones.js"
 import { isUniqueViolation } from "./sql-errors.js"
+import { rateLimitProblem } from "../ratelimit/credential-limits.js"
 
 interface KeyRow {
   readonly id: string
@@ -22,6 +23,7 @@ interface KeyRow {
   readonly created_at: string
   readonly deleted_at: string | null
   readonly permissions: ReadonlyArray<PermissionGrant> | null
+  readonly rate_limit_per_minute: number | null
 }
 
 const toApiKey = (row: KeyRow): ApiKey => ({
@@ -34,7 +36,8 @@ const toApiKey = (row: KeyRow): ApiKey => ({
   expires_at: row.expires_at,
   last_used_at: row.last_used_at,
   created_at: row.created_at,
-  revoked_at: row.deleted_at
+  revoked_at: row.deleted_at,
+  rate_limit_per_minute: row.rate_limit_per_minute
 })
 
 const PERMISSIONS_OF_KEY = `coalesce((SELECT jsonb_agg(jsonb_build_object('resource_code', p.resource_code, 'can_read', p.can_read,
@@ -76,7 +79,7 @@ export const layerTenancy = Layer.effect(
 
     const selectKeys = (where: Fragment) =>
       sql<KeyRow>`SELECT k.id, k.tenant_id, k.public_id, k.name, k.description, k.expires_at, k.last_used_at, k.created_at, k.deleted_at,
-        ${sql.literal(PERMISSIONS_OF_KEY)} FROM api_keys k WHERE ${where} ORDER BY k.created_at, k.id`.pipe(Effect.orDie)
+        k.rate_limit_per_minute, ${sql.literal(PERMISSIONS_OF_KEY)} FROM api_keys k WHERE ${where} ORDER BY k.created_at, k.id`.pipe(Effect.orDie)
 
     const insertGrants = (table: "api_key_permissions" | "membership_permissions", owner: "api_key_id" | "membership_id", tenantId: string, ownerId: string, grants: ReadonlyArray<PermissionGrant>) =>
       Effect.forEach(grants, (grant) =>
@@ -98,7 +101,20 @@ export const layerTenancy = Layer.effect(
         onSome: Effect.succeed
       }))
 
+    const requireRateLimit = (perMinute: number | null | undefined) => {
+      const problem = perMinute === null || perMinute === undefined ? undefined : rateLimitProblem(perMinute)
+      return problem ? Effect.fail(invalid(problem, "INVALID_RATE_LIMIT")) : Effect.void
+    }
+
     return Tenancy.of({
+      setRateLimit: (id, perMinute) =>
+        Effect.gen(function* () {
+          const tenant = yield* getTenant(id)
+          yield* requireRateLimit(perMinute)
+          const rows = yield* sql<Tenant>`UPDATE tenants SET rate_limit_per_minute = ${perMinute}, updated_at = now() WHERE id = ${tenant.id}::uuid
+            RETURNING id, name, country_code, time_zone, created_at, updated_at`.pipe(Effect.orDie)
+          return rows[0]
+        }),
       setTimeZone: (id, timeZone) =>
         Effect.gen(function* () {
           const tenant = yield* getTenant(id)
@@ -162,12 +178,13 @@ export const layerTenancy = Layer.effect(
             return yield* Effect.fail(invalid(`expires_at must be a date (YYYY-MM-DD), got "${input.expiresAt}"`))
           }
           if (input.permissions.length === 0) return yield* Effect.fail(invalid("An API key needs at least one permission"))
+          yield* requireRateLimit(input.rateLimitPerMinute)
           const { publicId, secret, token } = newApiKeyToken()
           const id = yield* sql.withTransaction(
             Effect.gen(function* () {
-              const rows = yield* sql<{ id: string }>`INSERT INTO api_keys (tenant_id, public_id, secret_hash, name, description, expires_at, created_by_user_id)
+              const rows = yield* sql<{ id: string }>`INSERT INTO api_keys (tenant_id, public_id, secret_hash, name, description, expires_at, created_by_user_id, rate_limit_per_minute)
                 VALUES (${tenant.id}::uuid, ${publicId}, ${hashSecret(secret)}, ${input.name.trim()}, ${input.description ?? null},
-                  ${input.expiresAt ?? null}::date, ${input.createdByUserId ?? null}::uuid) RETURNING id`
+                  ${input.expiresAt ?? null}::date, ${input.createdByUserId ?? null}::uuid, ${input.rateLimitPerMinute ?? null}::int) RETURNING id`
               yield* insertGrants("api_key_permissions", "api_key_id", tenant.id, rows[0].id, input.permissions)
               return rows[0].id
             })
@@ -194,7 +211,8 @@ export const layerTenancy = Layer.effect(
           const rejected = (message: string) => Effect.fail(new Unauthenticated({ message, code: "INVALID_CREDENTIALS" }))
           if (!parts) return yield* rejected("The API key is malformed")
           const rows = yield* sql<KeyRow & { secret_hash: string; country_code: string }>`SELECT k.id, k.tenant_id, k.public_id, k.name,
-              k.description, k.expires_at, k.last_used_at, k.created_at, k.deleted_at, k.secret_hash, t.country_code, ${sql.literal(PERMISSIONS_OF_KEY)}
+              k.description, k.expires_at, k.last_used_at, k.created_at, k.deleted_at, k.secret_hash, t.country_code,
+              coalesce(k.rate_limit_per_minute, t.rate_limit_per_minute) AS rate_limit_per_minute, ${sql.literal(PERMISSIONS_OF_KEY)}
             FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.public_id = ${parts.publicId}`.pipe(Effect.orDie)
           const key = rows[0]
           // Hash comparison runs even for unknown ids so timing does not tell which public ids exist.
@@ -209,7 +227,8 @@ export const layerTenancy = Layer.effect(
             tenantCountry: key.country_code,
             actor: { kind: "api_key", id: key.id, name: key.name },
             role: undefined,
-            grants: grantsFromRows(key.permissions ?? [])
+            grants: grantsFromRows(key.permissions ?? []),
+            credential: { id: `key:${key.id}`, ...(key.rate_limit_per_minute !== null ? { rateLimitPerMinute: key.rate_limit_per_minute } : {}) }
           } satisfies Principal
         })
     })

@@ -43,6 +43,8 @@ export interface ApiKey {
   readonly last_used_at: string | null
   readonly created_at: string
   readonly revoked_at: string | null
+  /** Requests a minute this key may send; `null`: the tenant's limit (default 6,000). */
+  readonly rate_limit_per_minute: number | null
 }
 
 export interface NewApiKey {
@@ -52,6 +54,8 @@ export interface NewApiKey {
   readonly permissions: ReadonlyArray<PermissionGrant>
   readonly expiresAt?: string | undefined
   readonly createdByUserId?: string | undefined
+  /** Requests a minute for this key instead of the tenant's limit. */
+  readonly rateLimitPerMinute?: number | undefined
 }
 
 /** Tenants, users, memberships and API keys: the operator's side of the service. */
@@ -59,6 +63,8 @@ export class Tenancy extends Context.Tag("erp/core/Tenancy")<Tenancy, {
   /** A tenant; its time zone defaults to its country's main one. */
   readonly createTenant: (input: { name: string; countryCode: string; timeZone?: string | undefined }) => Effect.Effect<Tenant, InvalidRequest>
   readonly setTimeZone: (id: string, timeZone: string) => Effect.Effect<Tenant, NotFound | InvalidRequest>
+  /** Requests a minute each credential of the tenant may send (keys with their own limit aside); `null` restores the default (6,000). */
+  readonly setRateLimit: (id: string, perMinute: number | null) => Effect.Effect<Tenant, NotFound | InvalidRequest>
   readonly listTenants: Effect.Effect<ReadonlyArray<Tenant>>
   readonly getTenant: (id: string) => Effect.Effect<Tenant, NotFound | InvalidRequest>
   readonly createUser: (input: { email: string; name: string }) => Effect.Effect<User, Conflict | InvalidRequest>
