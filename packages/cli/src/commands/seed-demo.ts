@@ -1,7 +1,7 @@
 import { type Command, Option } from "commander"
 import { startProgress } from "../progress.js"
 import { CliFailure, printJson, runWithCore, type StoreFlags } from "../runtime.js"
-import { type Country, type DemoCounts, SCALES, seedDemo } from "../seed/demo.js"
+import { type Country, type DemoCounts, expectedRecords, SCALES, seedDemo } from "../seed/demo.js"
 
 interface SeedOptions {
   readonly tenants: string
@@ -58,7 +58,7 @@ Examples:
       }
       const tenants = count("tenants", options.tenants, 1, 1000)
       const seedValue = count("seed", options.seed, 1, 2 ** 31)
-      const progress = startProgress("Seeding", { unit: "records" })
+      const progress = startProgress("Seeding", { unit: "records", expected: expectedRecords({ tenants, counts, country: options.country }) })
       let stage = ""
       let timing: ReturnType<typeof progress.finish> | undefined
       let made
@@ -68,9 +68,9 @@ Examples:
           counts,
           seed: seedValue,
           country: options.country,
-          onRecord: (name) => {
+          onRecord: (name, count = 1) => {
             if (name !== stage) progress.stage(`Seeding ${(stage = name)}`)
-            progress.add()
+            progress.add(count)
           }
         }))
       } finally {

@@ -2,6 +2,7 @@ import { base, en, en_US, Faker, pt_BR } from "@faker-js/faker"
 import {
   type AnyResource,
   customers,
+  decimal,
   financialAccounts,
   financialCategories,
   financialTransactions,
@@ -21,6 +22,7 @@ import {
 } from "@erp/core"
 import { Effect } from "effect"
 import { CliFailure } from "../runtime.js"
+import { BULK_THRESHOLD, writeBulkOrders } from "./bulk-orders.js"
 import { type CatalogCity, citiesOf, GOODS } from "./catalog.js"
 import { cnpj, cpf, ein } from "./tax-ids.js"
 
@@ -46,8 +48,22 @@ export interface DemoOptions {
   readonly counts: DemoCounts
   readonly seed: number
   readonly country: Country | "mixed"
-  /** Called after each record written, with the kind being written. */
-  readonly onRecord: (stage: string) => void
+  /** Called after records are written (one, or a batch of `count`), with the kind being written. */
+  readonly onRecord: (stage: string, count?: number) => void
+}
+
+/** Orders per tenant that go through the whole chain (quote, order, invoice, receivable, payment) when the rest are bulk-written. */
+export const CHAIN_ORDERS_IN_BULK = 200
+
+/** How many orders of a tenant go through the services, and how many are written in batched SQL. */
+export const orderSplit = (orders: number) =>
+  orders > BULK_THRESHOLD ? { chain: CHAIN_ORDERS_IN_BULK, bulk: orders - CHAIN_ORDERS_IN_BULK } : { chain: orders, bulk: 0 }
+
+/** About how many records a seed writes (for the progress bar): paid orders and settled payables add a transaction each. */
+export const expectedRecords = (options: Pick<DemoOptions, "tenants" | "counts" | "country">) => {
+  const { chain, bulk } = orderSplit(options.counts.orders)
+  const perTenant = 5 + options.counts.customers + options.counts.suppliers + options.counts.products + chain * 4.7 + bulk + options.counts.payables * 1.7
+  return Math.round(options.tenants * perTenant)
 }
 
 export interface DemoTenant {
@@ -63,6 +79,8 @@ const PERIOD = { from: "2026-01-05T12:00:00Z", to: "2026-06-30T12:00:00Z" }
 const day = (date: Date) => date.toISOString().slice(0, 10)
 const addDays = (date: string, days: number) => day(new Date(Date.parse(`${date}T12:00:00Z`) + days * 86_400_000))
 const money = (value: number) => value.toFixed(2)
+/** Half of an amount in cents, rounded down to a cent: decimal arithmetic, never floats. */
+const half = (amount: string) => decimal(amount).div(2).decimalPlaces(2, 1).toFixed(2)
 
 const describe = (error: unknown) => {
   const { message, fields } = error as { message?: string; fields?: Readonly<Record<string, ReadonlyArray<string>>> }
@@ -167,7 +185,8 @@ const seedTenant = (index: number, options: DemoOptions) =>
     }
 
     // Quotes become sales orders, orders become invoices (taxes by the tax engine), invoices become receivables; most are paid.
-    for (let n = 0; n < options.counts.orders && customerIds.length > 0 && catalog.length > 0; n++) {
+    const split = orderSplit(options.counts.orders)
+    for (let n = 0; n < split.chain && customerIds.length > 0 && catalog.length > 0; n++) {
       const quoteDate = date()
       const lines = faker.helpers.arrayElements(catalog, { min: 1, max: Math.min(4, catalog.length) })
       const customer = faker.helpers.arrayElement(customerIds)
@@ -208,6 +227,23 @@ const seedTenant = (index: number, options: DemoOptions) =>
       }
     }
 
+    // At scale, the volume is in sales orders with their items, written in batches as a create writes them.
+    if (split.bulk > 0 && customerIds.length > 0 && catalog.length > 0) {
+      yield* writeBulkOrders({
+        tenantId: tenant.id,
+        actor: principal.actor,
+        faker,
+        customers: customerIds,
+        catalog,
+        count: split.bulk,
+        date,
+        onBatch: (orders) => {
+          records[salesOrders.name] = (records[salesOrders.name] ?? 0) + orders
+          options.onRecord(salesOrders.name, orders)
+        }
+      }).pipe(Effect.orDie)
+    }
+
     // Bills from suppliers, settled in full, in part, or still open.
     for (let n = 0; n < options.counts.payables && supplierIds.length > 0; n++) {
       const issueDate = date()
@@ -223,7 +259,7 @@ const seedTenant = (index: number, options: DemoOptions) =>
       })
       const settled = faker.helpers.weightedArrayElement([{ weight: 5, value: "full" }, { weight: 2, value: "part" }, { weight: 3, value: "open" }])
       if (settled === "open") continue
-      const paid = settled === "full" ? amount : money(Number(amount) / 2)
+      const paid = settled === "full" ? amount : half(amount)
       const transaction = yield* create(financialTransactions, {
         account_id: bank.id,
         posted_at: addDays(issueDate, faker.number.int({ min: 1, max: 40 })),
