@@ -22,26 +22,14 @@ import {
 } from "@erp/core"
 import { Effect } from "effect"
 import { CliFailure } from "../runtime.js"
-import { BULK_THRESHOLD, writeBulkOrders } from "./bulk-orders.js"
+import { writeBulkOrders } from "./bulk-orders.js"
+import { type DemoCounts, orderSplit } from "./scales.js"
+
+export { type DemoCounts, SCALES } from "./scales.js"
 import { type CatalogCity, citiesOf, GOODS } from "./catalog.js"
 import { cnpj, cpf, ein } from "./tax-ids.js"
 
 export type Country = "BR" | "US"
-
-/** How many records of each kind a tenant gets. */
-export interface DemoCounts {
-  readonly customers: number
-  readonly suppliers: number
-  readonly products: number
-  readonly orders: number
-  readonly payables: number
-}
-
-export const SCALES: Readonly<Record<"small" | "medium" | "large", DemoCounts>> = {
-  small: { customers: 20, suppliers: 6, products: 25, orders: 20, payables: 12 },
-  medium: { customers: 200, suppliers: 40, products: 250, orders: 400, payables: 200 },
-  large: { customers: 2000, suppliers: 300, products: 2500, orders: 5000, payables: 2000 }
-}
 
 export interface DemoOptions {
   readonly tenants: number
@@ -50,20 +38,6 @@ export interface DemoOptions {
   readonly country: Country | "mixed"
   /** Called after records are written (one, or a batch of `count`), with the kind being written. */
   readonly onRecord: (stage: string, count?: number) => void
-}
-
-/** Orders per tenant that go through the whole chain (quote, order, invoice, receivable, payment) when the rest are bulk-written. */
-export const CHAIN_ORDERS_IN_BULK = 200
-
-/** How many orders of a tenant go through the services, and how many are written in batched SQL. */
-export const orderSplit = (orders: number) =>
-  orders > BULK_THRESHOLD ? { chain: CHAIN_ORDERS_IN_BULK, bulk: orders - CHAIN_ORDERS_IN_BULK } : { chain: orders, bulk: 0 }
-
-/** About how many records a seed writes (for the progress bar): paid orders and settled payables add a transaction each. */
-export const expectedRecords = (options: Pick<DemoOptions, "tenants" | "counts" | "country">) => {
-  const { chain, bulk } = orderSplit(options.counts.orders)
-  const perTenant = 5 + options.counts.customers + options.counts.suppliers + options.counts.products + chain * 4.7 + bulk + options.counts.payables * 1.7
-  return Math.round(options.tenants * perTenant)
 }
 
 export interface DemoTenant {
