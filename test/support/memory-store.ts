@@ -53,6 +53,7 @@ export const makeMemoryStore = () => {
   const repository = ResourceRepository.of({
     page: unsupported,
     exists: unsupported,
+    count: unsupported,
     findOne: unsupported,
     findMany: unsupported,
     findById: (resource, tenantId, id, options = {}) =>

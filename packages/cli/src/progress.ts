@@ -8,6 +8,8 @@ export interface Progress {
   /** Names what is being done now (`sales-orders`), keeping the count. */
   readonly stage: (label: string) => void
   readonly count: () => number
+  /** How many units the whole job is, once known (an export counts its rows first); shown as a percentage and time left. */
+  readonly expect: (total: number) => void
   /** Stops reporting; answers the elapsed seconds and the overall rate. */
   readonly finish: () => { readonly seconds: number; readonly perSecond: number }
 }
@@ -20,16 +22,34 @@ const plainInterval = () => {
   return Number.isFinite(configured) && configured > 0 ? configured : 5000
 }
 
-export const startProgress = (label: string, options: { readonly unit?: string; readonly quiet?: boolean } = {}): Progress => {
+const BAR_WIDTH = 24
+
+/** `[#######-----] 42%` and the time left at the rate so far; never 100% before the job says it is done. */
+const share = (done: number, expected: number, perSecond: number, tty: boolean) => {
+  const fraction = Math.min(done / expected, 0.99)
+  const filled = Math.round(fraction * BAR_WIDTH)
+  const bar = tty ? `[${"#".repeat(filled)}${"-".repeat(BAR_WIDTH - filled)}] ` : ""
+  const left = perSecond > 0 ? Math.max(expected - done, 0) / perSecond : Number.NaN
+  const eta = Number.isFinite(left) ? `, ${left < 90 ? `${Math.ceil(left)} s` : `${Math.ceil(left / 60)} min`} left` : ""
+  return `${bar}${Math.floor(fraction * 100)}%${eta}`
+}
+
+export const startProgress = (
+  label: string,
+  options: { readonly unit?: string; readonly quiet?: boolean; readonly expected?: number } = {}
+): Progress => {
   const unit = options.unit ?? "rows"
   const started = Date.now()
   const tty = process.stderr.isTTY === true
   let current = label
   let total = 0
+  let expected = options.expected ?? 0
   let lastDrawn = 0
   const line = () => {
     const seconds = Math.max((Date.now() - started) / 1000, 0.001)
-    return `${current}: ${number(total)} ${unit}, ${number(total / seconds)} ${unit}/s, ${seconds.toFixed(1)} s`
+    const rate = total / seconds
+    const part = expected > 0 ? ` ${share(total, expected, rate, tty)}` : ""
+    return `${current}:${part} ${number(total)} ${unit}, ${number(rate)} ${unit}/s, ${seconds.toFixed(1)} s`
   }
   const draw = () => {
     if (options.quiet) return
@@ -54,6 +74,9 @@ export const startProgress = (label: string, options: { readonly unit?: string; 
       if (tty) draw()
     },
     count: () => total,
+    expect: (next) => {
+      expected = next
+    },
     finish: () => {
       if (timer) clearInterval(timer)
       if (tty && !options.quiet) process.stderr.write("\r\x1b[2K")

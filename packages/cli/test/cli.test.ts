@@ -155,23 +155,38 @@ describe("erp CLI on the embedded store", () => {
       const denied = await fetch(`${host.url}/products`, { method: "POST", headers: { authorization: readOnly.token, "content-type": "application/json" }, body: "{\"name\":\"x\"}" })
       expect(denied.status).toBe(403)
 
-      // A second process on the same folder is refused with the holder named, and the first keeps serving.
-      const second = await erp([...flags, "tenants", "list"])
-      expect(second.code).toBe(1)
-      expect(second.stderr).toContain(`in use by process ${host.child.pid}`)
+      // While the host holds the folder, the CLI reaches the store through the host's socket:
+      // it sees the record just written over HTTP, and a key it makes or revokes counts at once.
+      const exported = await erp([...flags, "export", "products", "--tenant", tenantId])
+      expect(exported.code, exported.stderr).toBe(0)
+      expect(exported.stdout).toContain("From the CLI host")
+      const late = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "late", "--permission", "products:read", "--json"]))
+      expect((await fetch(`${host.url}/products`, { headers: { authorization: `Bearer ${late.token}` } })).status).toBe(200)
+      json(await erp([...flags, "keys", "revoke", late.id, "--json"]))
+      expect((await fetch(`${host.url}/products`, { headers: { authorization: `Bearer ${late.token}` } })).status).toBe(401)
+      expect((await fetch(`${host.url}/health`)).status).toBe(200)
+
+      // The socket is the only way in: without it (removed here) the CLI is refused with the holder named.
+      const socket = path.join(dir, "run", ".s.PGSQL.5432")
+      expect((fs.statSync(path.join(dir, "run")).mode & 0o777).toString(8)).toBe("700")
+      fs.rmSync(socket)
+      const refused = await erp([...flags, "tenants", "list"])
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(`in use by process ${host.child.pid}`)
       expect((await fetch(`${host.url}/health`)).status).toBe(200)
     } finally {
       await stop(host.child)
     }
-    // The lock is released on exit: the CLI can revoke now, and a restarted host refuses the key.
+    // The lock is released on exit: the CLI opens the folder itself, and a restarted host refuses the revoked key.
     json(await erp([...flags, "keys", "revoke", key.id, "--json"]))
+    expect(fs.existsSync(path.join(dir, "run", ".s.PGSQL.5432"))).toBe(false)
     const again = await serve(flags)
     try {
       expect((await fetch(`${again.url}/products`, { headers: { authorization: `Bearer ${key.token}` } })).status).toBe(401)
     } finally {
       await stop(again.child)
     }
-  }, 120_000)
+  }, 180_000)
 
   it("lists each key as active, expired or revoked", async () => {
     const active = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "status-active", "--all", "--json"]))

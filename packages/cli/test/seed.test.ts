@@ -3,6 +3,7 @@ import { type CatalogTable, CATALOG_FILES, layerCore, layerStore, readSnapshot, 
 import { Effect, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { erp, json, serve, stop } from "../../../test/support/cli.js"
 import { storeKinds, testDataDir } from "../../../test/support/stores.js"
@@ -192,9 +193,11 @@ describe.each(storeKinds)("erp seed catalogs on %s", (kind) => {
     }
   }, 90_000)
 
-  it.runIf(kind === "pglite")("refuses to seed a folder another process holds, and changes nothing", async () => {
+  it.runIf(kind === "pglite")("refuses to seed a folder another process holds without serving it, and changes nothing", async () => {
     const server = await serve(flags)
     try {
+      // A holder that serves no socket (here it was removed): nothing else may open the folder.
+      fs.rmSync(path.join(flags[1], "run", ".s.PGSQL.5432"))
       const result = await erp([...flags, "seed", "catalogs", "--json"])
       expect(result.code).toBe(1)
       expect(result.stderr).toContain(`in use by process ${server.child.pid}`)

@@ -82,7 +82,7 @@ const exportResource = (target: Target, format: Format, tenantId: string, params
         yield* write(target.main, main.join("\n"))
         for (const [index, child] of target.children.entries()) if (children[index].length > 0) yield* write(child.sink, children[index].join("\n"))
         progress.add(records.length)
-      }))
+      }), (total) => progress.expect(progress.count() + total))
   })
 
 const sinksOf = (target: Target) => [target.main, ...target.children.map((child) => child.sink)]

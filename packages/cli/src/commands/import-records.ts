@@ -33,6 +33,18 @@ interface Rejection {
 /** Exit status when the import ran but refused some records (documented in `erp --help`). */
 export const EXIT_REJECTED = 3
 
+/** About how many records a file holds, for the progress bar: its lines (a quoted CSV cell may span more than one). */
+const recordLines = async (file: string, format: "ndjson" | "csv") => {
+  let count = 0
+  let last = 10
+  for await (const chunk of fs.createReadStream(file) as AsyncIterable<Buffer>) {
+    for (let index = chunk.indexOf(10); index !== -1; index = chunk.indexOf(10, index + 1)) count++
+    if (chunk.length > 0) last = chunk[chunk.length - 1]
+  }
+  if (last !== 10) count++
+  return format === "csv" ? Math.max(count - 1, 0) : count
+}
+
 const lines = (file: string) => readline.createInterface({ input: fs.createReadStream(file, "utf8"), crlfDelay: Infinity })
 
 async function* ndjsonEntries(file: string): AsyncGenerator<Entry> {
@@ -204,7 +216,7 @@ Examples:
         if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw new CliFailure(`Cannot read ${file}: no such file`)
         if (!/^[1-9]\d{0,4}$/.test(options.batchSize)) throw new CliFailure(`--batch-size must be a whole number from 1 to 99999, got "${options.batchSize}"`)
         const format = formatOf(file, options.format)
-        const progress = startProgress(`Importing ${resource.name}`, { unit: "records" })
+        const progress = startProgress(`Importing ${resource.name}`, { unit: "records", expected: await recordLines(file, format) })
         let summary: { created: number; updated: number; rejected: number; errors: Array<Rejection> }
         let timing: ReturnType<typeof progress.finish> | undefined
         try {

@@ -1,4 +1,3 @@
-import { runStdio } from "@erp/mcp"
 import { type Command } from "commander"
 import { storeFrom, type StoreFlags } from "../runtime.js"
 
@@ -16,6 +15,8 @@ Over HTTP the same tools are served by \`erp serve\` at POST / (OAuth JWTs, see 
 `)
     .action(async (options: { apiKey?: string; user?: string }, command: Command) => {
       const store = storeFrom(command.optsWithGlobals<StoreFlags>())
+      // Loaded only for this command: the MCP server and its SDK are not every command's start-up cost.
+      const { runStdio } = await import("@erp/mcp")
       if (options.apiKey && options.user) throw new Error("Give either --api-key or --user, not both")
       if (options.user) return runStdio({ user: options.user, store })
       if (!options.apiKey) throw new Error("Give --api-key sk_… (or ERP_API_KEY), or --user EMAIL")

@@ -1,7 +1,8 @@
 import { type Command, Option } from "commander"
 import { startProgress } from "../progress.js"
 import { CliFailure, printJson, runWithCore, type StoreFlags } from "../runtime.js"
-import { type Country, type DemoCounts, SCALES, seedDemo } from "../seed/demo.js"
+import type { Country } from "../seed/demo.js"
+import { BULK_THRESHOLD, CHAIN_ORDERS_IN_BULK, type DemoCounts, expectedRecords, SCALES } from "../seed/scales.js"
 
 interface SeedOptions {
   readonly tenants: string
@@ -41,11 +42,15 @@ Scales (per tenant): ${Object.entries(SCALES).map(([name, counts]) => `${name}: 
 Each order is a quote converted to a sales order, confirmed, invoiced (taxes from the tax engine),
 issued, with its receivable; most receivables and payables are paid by bank transactions allocated
 to them. Dates fall in the first half of 2026. Issue keys for a demo tenant with erp keys create.
+Past ${BULK_THRESHOLD.toLocaleString("en-US")} orders per tenant, ${CHAIN_ORDERS_IN_BULK} go through that chain and the rest are written in
+batched SQL as confirmed or draft sales orders with their items, the rows a create writes (totals,
+numbers, one sales-orders.create event each): a million orders take minutes, not days.
 
 Examples:
   erp seed demo --scale small
   erp seed demo --tenants 2 --country mixed --seed 42 --json
   erp seed demo --customers 50 --products 80 --orders 300 --country BR
+  erp seed demo --tenants 10 --orders 100000 --country mixed --database-url postgres://…   # a million orders
 `)
     .action(async (options: SeedOptions, command: Command) => {
       const scale = SCALES[options.scale]
@@ -58,19 +63,21 @@ Examples:
       }
       const tenants = count("tenants", options.tenants, 1, 1000)
       const seedValue = count("seed", options.seed, 1, 2 ** 31)
-      const progress = startProgress("Seeding", { unit: "records" })
+      const progress = startProgress("Seeding", { unit: "records", expected: expectedRecords({ tenants, counts }) })
       let stage = ""
       let timing: ReturnType<typeof progress.finish> | undefined
       let made
       try {
+        // Loaded only for this command: the fake-data library and its locales are large.
+        const { seedDemo } = await import("../seed/demo.js")
         made = await runWithCore(command.optsWithGlobals<StoreFlags>(), seedDemo({
           tenants,
           counts,
           seed: seedValue,
           country: options.country,
-          onRecord: (name) => {
+          onRecord: (name, count = 1) => {
             if (name !== stage) progress.stage(`Seeding ${(stage = name)}`)
-            progress.add()
+            progress.add(count)
           }
         }))
       } finally {

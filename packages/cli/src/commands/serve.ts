@@ -1,19 +1,7 @@
-import { HttpServer } from "@effect/platform"
-import { NodeRuntime } from "@effect/platform-node"
-import { describeStore, ensureDemoTenant, explainStartupFailure, firstStartBanner, layerCore, type StartupContext } from "@erp/core"
-import { dispatcherOptionsFrom, layerWebhooksIf, type WebhookFlags } from "./worker.js"
-import { checkPortFree, layerNodeServer } from "@erp/http"
 import { type Command, Option } from "commander"
-import { Effect, Layer } from "effect"
-import { CliFailure, reportFailure, storeFrom, type StoreFlags } from "../runtime.js"
+import type { StoreFlags } from "../runtime.js"
 
-const parsePort = (value: string) => {
-  const port = Number(value)
-  if (!/^\d+$/.test(value.trim()) || port > 65535) throw new CliFailure(`--port must be a number from 0 to 65535, got "${value}"`)
-  return port
-}
-
-interface ServeOptions {
+export interface ServeOptions {
   readonly port: string
   readonly host: string
   readonly publicUrl?: string
@@ -51,41 +39,7 @@ export const registerServe = (program: Command) =>
     .option("--allow-private-webhooks", "Webhook URLs may be http and private or loopback addresses: development and tests only (ERP_WEBHOOKS_ALLOW_PRIVATE=true)")
     .addHelpText("after", EXAMPLES)
     .action(async (options: ServeOptions, command: Command) => {
-      const flags = command.optsWithGlobals<StoreFlags>()
-      const webhooks = dispatcherOptionsFrom(options as ServeOptions & WebhookFlags)
-      const store = storeFrom(flags)
-      const listen = { host: options.host, port: parsePort(options.port) }
-      const context: StartupContext = { store, listen }
-      // Before the store: a busy port should not cost a migration to find out.
-      await checkPortFree(listen.host, listen.port).catch((error) => {
-        const explained = explainStartupFailure(error, context)
-        throw new CliFailure(explained.message, { cause: explained.cause })
-      })
-      const oauth = {
-        ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-        ...(options.dynamicRegistration === false ? { dynamicRegistration: false } : {}),
-        ...(options.trustProxy ? { trustProxy: true } : {})
-      }
-      const program = Effect.gen(function* () {
-        const server = yield* HttpServer.HttpServer
-        const address = server.address
-        const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
-        const demo = yield* ensureDemoTenant()
-        yield* Effect.sync(() => {
-          if (options.json) {
-            process.stdout.write(`${JSON.stringify({ url, store: describeStore(store), demo: demo ? { tenant_id: demo.tenant.id, email: demo.email, token: demo.token } : null })}\n`)
-            return
-          }
-          process.stdout.write(`erp listening on ${url} (${describeStore(store)})\n`)
-          if (demo) process.stdout.write(firstStartBanner(url, demo) + "\n")
-        })
-        return yield* Effect.never
-      }).pipe(
-        Effect.provide(Layer.suspend(() =>
-          Layer.merge(layerNodeServer(listen), layerWebhooksIf(options.webhooks, webhooks)).pipe(Layer.provideMerge(layerCore(store, { oauth })))
-        )),
-        // A start-up failure is one plain line; SIGINT and SIGTERM interrupt (closing the store), which is no failure.
-        Effect.catchAllCause((cause) => Effect.sync(() => reportFailure(explainStartupFailure(cause, context), flags.verbose === true)))
-      )
-      NodeRuntime.runMain(program, { disableErrorReporting: true })
+      // Loaded only for this command: the HTTP host is not every command's start-up cost.
+      const { runServe } = await import("./serve-run.js")
+      await runServe(options, command.optsWithGlobals<StoreFlags>())
     })

@@ -1,4 +1,4 @@
-import { NodeRuntime } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { describeStore, type DispatcherOptions, explainStartupFailure, layerCore, layerWebhookDispatcher, type StartupContext } from "@erp/core"
 import { type Command } from "commander"
 import { Effect, Layer } from "effect"

@@ -2,6 +2,7 @@ import { base, en, en_US, Faker, pt_BR } from "@faker-js/faker"
 import {
   type AnyResource,
   customers,
+  decimal,
   financialAccounts,
   financialCategories,
   financialTransactions,
@@ -21,33 +22,22 @@ import {
 } from "@erp/core"
 import { Effect } from "effect"
 import { CliFailure } from "../runtime.js"
+import { writeBulkOrders } from "./bulk-orders.js"
+import { type DemoCounts, orderSplit } from "./scales.js"
+
+export { type DemoCounts, SCALES } from "./scales.js"
 import { type CatalogCity, citiesOf, GOODS } from "./catalog.js"
 import { cnpj, cpf, ein } from "./tax-ids.js"
 
 export type Country = "BR" | "US"
-
-/** How many records of each kind a tenant gets. */
-export interface DemoCounts {
-  readonly customers: number
-  readonly suppliers: number
-  readonly products: number
-  readonly orders: number
-  readonly payables: number
-}
-
-export const SCALES: Readonly<Record<"small" | "medium" | "large", DemoCounts>> = {
-  small: { customers: 20, suppliers: 6, products: 25, orders: 20, payables: 12 },
-  medium: { customers: 200, suppliers: 40, products: 250, orders: 400, payables: 200 },
-  large: { customers: 2000, suppliers: 300, products: 2500, orders: 5000, payables: 2000 }
-}
 
 export interface DemoOptions {
   readonly tenants: number
   readonly counts: DemoCounts
   readonly seed: number
   readonly country: Country | "mixed"
-  /** Called after each record written, with the kind being written. */
-  readonly onRecord: (stage: string) => void
+  /** Called after records are written (one, or a batch of `count`), with the kind being written. */
+  readonly onRecord: (stage: string, count?: number) => void
 }
 
 export interface DemoTenant {
@@ -63,6 +53,8 @@ const PERIOD = { from: "2026-01-05T12:00:00Z", to: "2026-06-30T12:00:00Z" }
 const day = (date: Date) => date.toISOString().slice(0, 10)
 const addDays = (date: string, days: number) => day(new Date(Date.parse(`${date}T12:00:00Z`) + days * 86_400_000))
 const money = (value: number) => value.toFixed(2)
+/** Half of an amount in cents, rounded down to a cent: decimal arithmetic, never floats. */
+const half = (amount: string) => decimal(amount).div(2).decimalPlaces(2, 1).toFixed(2)
 
 const describe = (error: unknown) => {
   const { message, fields } = error as { message?: string; fields?: Readonly<Record<string, ReadonlyArray<string>>> }
@@ -167,7 +159,8 @@ const seedTenant = (index: number, options: DemoOptions) =>
     }
 
     // Quotes become sales orders, orders become invoices (taxes by the tax engine), invoices become receivables; most are paid.
-    for (let n = 0; n < options.counts.orders && customerIds.length > 0 && catalog.length > 0; n++) {
+    const split = orderSplit(options.counts.orders)
+    for (let n = 0; n < split.chain && customerIds.length > 0 && catalog.length > 0; n++) {
       const quoteDate = date()
       const lines = faker.helpers.arrayElements(catalog, { min: 1, max: Math.min(4, catalog.length) })
       const customer = faker.helpers.arrayElement(customerIds)
@@ -208,6 +201,23 @@ const seedTenant = (index: number, options: DemoOptions) =>
       }
     }
 
+    // At scale, the volume is in sales orders with their items, written in batches as a create writes them.
+    if (split.bulk > 0 && customerIds.length > 0 && catalog.length > 0) {
+      yield* writeBulkOrders({
+        tenantId: tenant.id,
+        actor: principal.actor,
+        faker,
+        customers: customerIds,
+        catalog,
+        count: split.bulk,
+        date,
+        onBatch: (orders) => {
+          records[salesOrders.name] = (records[salesOrders.name] ?? 0) + orders
+          options.onRecord(salesOrders.name, orders)
+        }
+      }).pipe(Effect.orDie)
+    }
+
     // Bills from suppliers, settled in full, in part, or still open.
     for (let n = 0; n < options.counts.payables && supplierIds.length > 0; n++) {
       const issueDate = date()
@@ -223,7 +233,7 @@ const seedTenant = (index: number, options: DemoOptions) =>
       })
       const settled = faker.helpers.weightedArrayElement([{ weight: 5, value: "full" }, { weight: 2, value: "part" }, { weight: 3, value: "open" }])
       if (settled === "open") continue
-      const paid = settled === "full" ? amount : money(Number(amount) / 2)
+      const paid = settled === "full" ? amount : half(amount)
       const transaction = yield* create(financialTransactions, {
         account_id: bank.id,
         posted_at: addDays(issueDate, faker.number.int({ min: 1, max: 40 })),

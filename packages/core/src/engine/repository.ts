@@ -45,6 +45,8 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
     direction: CursorPosition["direction"],
     key: readonly [unknown, string]
   ) => Effect.Effect<boolean>
+  /** How many rows a list query matches (for an export's progress; never on a request's path). */
+  readonly count: (resource: AnyResource, tenantId: string, query: ListQuery) => Effect.Effect<number>
   /** The first row matching `filter` (validated against the declared fields). */
   readonly findOne: (resource: AnyResource, tenantId: string, filter: FilterNode, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
   readonly findById: (resource: AnyResource, tenantId: string, id: string, options?: FindOptions) => Effect.Effect<Option.Option<Row>>

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Fiber, Layer, Option } from "effect"
 import { authorize, type Principal } from "../auth/principal.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
 import type { TaxEngine } from "../tax/engine.js"
@@ -169,7 +169,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
     principal: Principal,
     params: QueryParams,
     size: number,
-    onPage: (records: ReadonlyArray<Row>) => Effect.Effect<void, E>
+    onPage: (records: ReadonlyArray<Row>) => Effect.Effect<void, E>,
+    /** Told first how many records the walk will meet (one count query), for a progress bar. */
+    onTotal?: (total: number) => void
   ) => Effect.Effect<number, InvalidRequest | Forbidden | E>
   /** One record by a declared lookup (`code`, `swift`, `iso2`, `tax-id`, …). */
   readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string, params?: QueryParams) => Effect.Effect<Row, ReadError>
@@ -256,20 +258,23 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           } satisfies Page
         })
 
-        const walk = <E>(resource: AnyResource, principal: Principal, params: QueryParams, size: number, onPage: (records: ReadonlyArray<Row>) => Effect.Effect<void, E>) =>
+        const walk = <E>(resource: AnyResource, principal: Principal, params: QueryParams, size: number, onPage: (records: ReadonlyArray<Row>) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
           Effect.gen(function* () {
             yield* authorize(principal, resource.name, "read", resource.adminOnly)
             yield* requireFilters(resource, params)
             const scope = resource.visibility?.list ? resource.visibility.filter(principal) : undefined
             const query = yield* parseListQuery(listShape(resource), params, secret, scope)
-            let key: readonly [unknown, string] | null = null
+            if (onTotal) onTotal(yield* repo.count(resource, principal.tenantId, query))
+            const fetch = (key: readonly [unknown, string] | null) => repo.page(resource, principal.tenantId, query, { direction: "next", key, take: size })
+            let rows = yield* fetch(null)
             let count = 0
             while (true) {
-              const rows: ReadonlyArray<{ readonly record: Row; readonly key: readonly [unknown, string] }> = yield* repo.page(resource, principal.tenantId, query, { direction: "next", key, take: size })
-              if (rows.length > 0) yield* onPage(rows.map((row) => present(resource, row.record)))
+              // The next page is read while this one is written: the store and the writer work at once.
+              const next = rows.length < size ? undefined : yield* Effect.fork(fetch(rows[rows.length - 1].key))
+              if (rows.length > 0) yield* onPage(rows.map((row) => present(resource, row.record))).pipe(Effect.onError(() => next ? Fiber.interrupt(next) : Effect.void))
               count += rows.length
-              if (rows.length < size) return count
-              key = rows[rows.length - 1].key
+              if (!next) return count
+              rows = yield* Fiber.join(next)
             }
           })
 

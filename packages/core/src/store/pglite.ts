@@ -4,17 +4,21 @@ import { unaccent } from "@electric-sql/pglite/contrib/unaccent"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
-import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { Context, Effect, Layer, Stream } from "effect"
 import * as path from "node:path"
-import { acquireDataDirLock } from "./lock.js"
-import { textParsers } from "./types.js"
+import * as PgClient from "@effect/sql-pg/PgClient"
+import pg from "pg"
+import { embeddedSocketAnswers, serveEmbeddedSocket, SOCKET_PORT, socketFolder } from "./embedded-socket.js"
+import { acquireDataDirLock, DataDirLocked } from "./lock.js"
+import { pgTypeParser, textParsers } from "./types.js"
 
 export interface PgliteOptions {
   /** Folder of the persistent store; omitted means in memory. */
   readonly dataDir?: string
   /** A dump (from `dumpDataDir`) to start from: how tests clone a migrated template. */
   readonly loadDataDir?: Blob
+  /** Serve the store on the folder's socket while open (default true with a `dataDir`). */
+  readonly serveSocket?: boolean
 }
 
 export const openPglite = (options: PgliteOptions) =>
@@ -39,10 +43,9 @@ type Rows = ReadonlyArray<Record<string, unknown>>
  * inside another fiber's transaction. One permit guards the session; a
  * transaction holds it from BEGIN to COMMIT, a lone statement for its own run.
  */
-export const makePgliteClient = (db: PGlite) =>
+export const makePgliteClient = (db: PGlite, session: Effect.Semaphore) =>
   Effect.gen(function* () {
-    const session = yield* Effect.makeSemaphore(1)
-    const compiler = makeCompiler()
+    const compiler = PgClient.makeCompiler()
 
     const run = (sqlText: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
       Effect.tryPromise({
@@ -93,13 +96,67 @@ export const makePgliteClient = (db: PGlite) =>
     })
   })
 
-/** The embedded store as a `SqlClient`, holding the data folder's lock while open. */
+/**
+ * The embedded store as a `SqlClient`. The first process to open a data folder holds its
+ * lock and serves the store on the folder's socket; a later one (the CLI beside a running
+ * host) connects through that socket, and only when nobody answers there is it refused.
+ */
 export const layerPglite = (options: PgliteOptions): Layer.Layer<SqlClient.SqlClient, unknown> =>
   Layer.scopedContext(
     Effect.gen(function* () {
-      if (options.dataDir) yield* acquireDataDirLock(options.dataDir)
+      const dataDir = options.dataDir
+      if (dataDir) {
+        const held = yield* acquireDataDirLock(dataDir).pipe(
+          Effect.as(false),
+          Effect.catchIf((error) => error instanceof DataDirLocked, (error) =>
+            Effect.flatMap(Effect.promise(() => embeddedSocketAnswers(dataDir)), (answers) => (answers ? Effect.succeed(true) : Effect.fail(error)))
+          )
+        )
+        if (held) return yield* Layer.build(layerThroughHolder(dataDir))
+      }
       const db = yield* openPglite(options)
-      const client = yield* makePgliteClient(db)
+      const session = yield* Effect.makeSemaphore(1)
+      const client = yield* makePgliteClient(db, session)
+      if (dataDir && options.serveSocket !== false) {
+        yield* serveEmbeddedSocket(db, dataDir, {
+          take: () => Effect.runPromise(session.take(1)).then(() => undefined),
+          release: () => Effect.runSync(session.release(1))
+        })
+      }
       return Context.make(SqlClient.SqlClient, client)
     })
   ).pipe(Layer.provide(Reactivity.layer))
+
+/**
+ * The store of a folder another process holds, through its socket. One connection: the
+ * holder runs one statement at a time anyway, and the session settings a pool would send
+ * (statement timeout) must not change the holder's own session.
+ */
+const layerThroughHolder = (dataDir: string): Layer.Layer<SqlClient.SqlClient, unknown> =>
+  PgClient.layerFromPool({
+    acquire: Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const pool = new pg.Pool({
+            host: socketFolder(dataDir),
+            port: SOCKET_PORT,
+            user: "postgres",
+            database: "postgres",
+            max: 1,
+            application_name: "erp-cli",
+            types: { getTypeParser: pgTypeParser }
+          })
+          pool.on("error", () => undefined)
+          await pool.query("SELECT 1").catch(async (error) => {
+            await pool.end().catch(() => undefined)
+            throw error
+          })
+          return pool
+        },
+        catch: (cause) => new SqlError({ cause, message: `Could not reach the embedded store through ${socketFolder(dataDir)}: ${String(cause)}` })
+      }),
+      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1_000))
+    ),
+    applicationName: "erp-cli",
+    types: { getTypeParser: pgTypeParser }
+  })

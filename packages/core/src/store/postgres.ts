@@ -3,10 +3,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import pg from "pg"
-import { textParsers } from "./types.js"
-
-const getTypeParser = ((oid: number, format?: string) =>
-  textParsers[oid] ?? pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser
+import { pgTypeParser as getTypeParser } from "./types.js"
 
 /** How much of PostgreSQL one host may take, and for how long one statement may run. */
 export interface StoreLimits {

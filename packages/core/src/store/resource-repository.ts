@@ -317,6 +317,12 @@ export const makeResourceRepository = Effect.gen(function* () {
     )
   }
 
+  const count = (resource: AnyResource, tenantId: string, query: ListQuery) =>
+    sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`.pipe(
+      Effect.map((rows) => Number(rows[0].n)),
+      Effect.orDie
+    )
+
   const findMany = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean; limit: number }) => {
     const where = scopeConditions(resource, tenantId, { withDeleted: options.withDeleted, filter })
     const lock = sql.literal(options.forUpdate ? "FOR UPDATE" : "")
@@ -423,7 +429,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
       RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, exists, findOne, findMany, findById, missing, insert, update, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, exists, count, findOne, findMany, findById, missing, insert, update, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)

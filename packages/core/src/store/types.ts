@@ -1,3 +1,5 @@
+import pg from "pg"
+
 /**
  * Both drivers return the same JavaScript values for the same SQL: dates as
  * `YYYY-MM-DD`, timestamps as ISO 8601 UTC strings, numerics as strings
@@ -32,3 +34,7 @@ export const textParsers: Record<number, (text: string) => unknown> = {
   [OID.timestamptz]: parseTimestamp,
   [OID.numeric]: identity
 }
+
+/** node-postgres with our parsers first: the same values over a server or the embedded store's socket. */
+export const pgTypeParser = ((oid: number, format?: string) =>
+  textParsers[oid] ?? pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser
