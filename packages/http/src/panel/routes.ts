@@ -1,0 +1,35 @@
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import type { AnyResource } from "@erp/core"
+import { Effect } from "effect"
+import { PANEL_CSS, PANEL_JS } from "./assets.js"
+import { makeKit } from "./kit.js"
+import { makeKeys } from "./keys.js"
+import { makeSignIn } from "./sign-in.js"
+
+const asset = (body: string, type: string) =>
+  Effect.succeed(
+    HttpServerResponse.text(body, { contentType: type }).pipe(
+      HttpServerResponse.setHeaders({ "cache-control": "public, max-age=300", "x-content-type-options": "nosniff" })
+    )
+  )
+
+/** The panel (`/panel`): server-rendered screens for a tenant's people, on the same router as the API. */
+export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
+  HttpApiBuilder.Router.use((router) =>
+    Effect.gen(function* () {
+      const kit = yield* makeKit(registry)
+      const signIn = yield* makeSignIn(kit)
+      const keys = makeKeys(kit)
+      yield* router.get("/panel/assets/panel.css", asset(PANEL_CSS, "text/css; charset=utf-8"))
+      yield* router.get("/panel/assets/panel.js", asset(PANEL_JS, "text/javascript; charset=utf-8"))
+      yield* router.get("/panel/sign-in", signIn.get)
+      yield* router.post("/panel/sign-in", signIn.post)
+      yield* router.post("/panel/sign-out", signIn.signOut)
+      yield* router.post("/panel/tenant", signIn.switchTenant)
+      yield* router.get("/panel/keys", keys.list)
+      yield* router.get("/panel/keys/new", keys.form)
+      yield* router.post("/panel/keys", keys.create)
+      yield* router.get("/panel/keys/:id/revoke", keys.confirmRevoke)
+      yield* router.post("/panel/keys/:id/revoke", keys.revoke)
+    })
+  )
