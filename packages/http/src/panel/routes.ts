@@ -5,6 +5,10 @@ import { PANEL_CSS, PANEL_JS } from "./assets.js"
 import { makeKit } from "./kit.js"
 import { makeKeys } from "./keys.js"
 import { makeSignIn } from "./sign-in.js"
+import { makeOverview } from "./overview.js"
+import { makeEventFeed } from "./events.js"
+import { makeDeleted } from "./deleted.js"
+import { makeRecords } from "./records.js"
 
 const asset = (body: string, type: string) =>
   Effect.succeed(
@@ -20,6 +24,10 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
       const kit = yield* makeKit(registry)
       const signIn = yield* makeSignIn(kit)
       const keys = makeKeys(kit)
+      const deleted = makeDeleted(kit)
+      const records = yield* makeRecords(kit)
+      const overview = makeOverview(kit)
+      yield* router.get("/panel", overview)
       yield* router.get("/panel/assets/panel.css", asset(PANEL_CSS, "text/css; charset=utf-8"))
       yield* router.get("/panel/assets/panel.js", asset(PANEL_JS, "text/javascript; charset=utf-8"))
       yield* router.get("/panel/sign-in", signIn.get)
@@ -31,5 +39,17 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
       yield* router.post("/panel/keys", keys.create)
       yield* router.get("/panel/keys/:id/revoke", keys.confirmRevoke)
       yield* router.post("/panel/keys/:id/revoke", keys.revoke)
+      yield* router.get("/panel/events", makeEventFeed(kit))
+      yield* router.get("/panel/deleted", deleted.list)
+      yield* router.post("/panel/deleted/:resource/:id/restore", deleted.restore)
+      yield* router.get("/panel/r/:resource", records.list)
+      yield* router.post("/panel/r/:resource", records.create)
+      yield* router.get("/panel/r/:resource/new", records.newForm)
+      yield* router.get("/panel/r/:resource/:id", records.show)
+      yield* router.post("/panel/r/:resource/:id", records.update)
+      yield* router.get("/panel/r/:resource/:id/delete", records.confirmDelete)
+      yield* router.post("/panel/r/:resource/:id/delete", records.remove)
+      yield* router.post("/panel/r/:resource/:id/actions/:action", records.runAction)
+      yield* router.post("/panel/r/:resource/:id/test", records.testEvent)
     })
   )
