@@ -1,0 +1,152 @@
+import { createFetchHandler } from "@erp/http"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
+import { createOAuthUser, FormSession, hiddenFieldsOf, type OAuthTestUser } from "../../../test/support/oauth.js"
+import { storeKinds, testStore } from "../../../test/support/stores.js"
+
+/** A signed-in panel session over plain HTTP: the fast checks the browser tests leave out. */
+const signedIn = async (host: TestHost, user: OAuthTestUser, headers: Record<string, string> = {}) => {
+  const session = new FormSession()
+  const form = await session.request("GET", `${host.url}/panel/sign-in`, { headers })
+  const answer = await session.post(`${host.url}/panel/sign-in`, { ...hiddenFieldsOf(form.text), email: user.email, password: user.password })
+  expect(answer.status).toBe(303)
+  const page = await session.get(`${host.url}/panel`)
+  return { session, csrf: hiddenFieldsOf(page.text).csrf, page }
+}
+
+describe.each(storeKinds)("The panel over HTTP on %s", (kind) => {
+  let host: TestHost
+  let tenant: TestTenant
+  let other: TestTenant
+  let admin: OAuthTestUser
+  let member: OAuthTestUser
+
+  beforeAll(async () => {
+    host = await startTestHost(testStore(kind))
+    tenant = await host.createTenant("BR")
+    other = await host.createTenant("BR")
+    admin = await createOAuthUser(host, [{ tenantId: tenant.id, role: "admin" }])
+    member = await createOAuthUser(host, [{ tenantId: tenant.id, role: "member", permissions: ["products:read"] }])
+  })
+  afterAll(() => host?.close())
+
+  it("sends a visitor without a session to sign in, and back where they were going after it", async () => {
+    const session = new FormSession()
+    const first = await session.get(`${host.url}/panel/events?resource=products`)
+    expect(first.status).toBe(303)
+    expect(first.location?.pathname).toBe("/panel/sign-in")
+    const form = await session.get(first.location!)
+    expect(form.headers["content-security-policy"]).toContain("script-src 'self'")
+    expect(form.headers["content-security-policy"]).toContain("frame-ancestors 'none'")
+    expect(form.headers["set-cookie"]?.join("\n")).toMatch(/erp_csrf=[^;]+;.*Path=\/panel.*HttpOnly.*SameSite=Lax/i)
+    const answer = await session.post(`${host.url}/panel/sign-in`, { ...hiddenFieldsOf(form.text), email: admin.email, password: admin.password })
+    expect(answer.status).toBe(303)
+    expect(`${answer.location?.pathname}${answer.location?.search}`).toBe("/panel/events?resource=products")
+    // One session for the panel and the OAuth pages: the cookie covers the whole public path.
+    expect(answer.headers["set-cookie"]?.join("\n")).toMatch(/erp_session=[^;]+;.*Path=\/;.*HttpOnly.*SameSite=Lax/i)
+    expect((await session.get(answer.location!)).status).toBe(200)
+  })
+
+  it("refuses a sign-in without its CSRF token or with a wrong password, keeping the email typed", async () => {
+    const session = new FormSession()
+    const form = await session.get(`${host.url}/panel/sign-in`)
+    const forged = await new FormSession().post(`${host.url}/panel/sign-in`, { ...hiddenFieldsOf(form.text), email: admin.email, password: admin.password })
+    expect(forged.status).toBe(403)
+    expect(forged.headers["set-cookie"]?.join("\n") ?? "").not.toContain("erp_session=")
+    const wrong = await session.post(`${host.url}/panel/sign-in`, { ...hiddenFieldsOf(form.text), email: admin.email, password: "not the password" })
+    expect(wrong.status).toBe(401)
+    expect(wrong.text).toContain(`value="${admin.email}"`)
+    expect(wrong.text).toContain("Email or password is not right.")
+  })
+
+  it("refuses a form without the session's CSRF token and changes nothing", async () => {
+    const { session } = await signedIn(host, admin)
+    const before = (await host.request("GET", "/products?limit=100", { token: tenant.token })).body.data.length
+    const answer = await session.post(`${host.url}/panel/keys`, { name: "Forged", "perm.products.read": "on", csrf: "not-the-token" })
+    expect(answer.status).toBe(403)
+    const list = await session.get(`${host.url}/panel/keys`)
+    expect(list.text).not.toContain("Forged")
+    expect((await host.request("GET", "/products?limit=100", { token: tenant.token })).body.data.length).toBe(before)
+  })
+
+  it("keeps what was typed on a 422 and shows each reason next to its field", async () => {
+    const { session, csrf } = await signedIn(host, admin)
+    const answer = await session.post(`${host.url}/panel/keys`, { csrf, name: "  ", description: "Kept <b>", expires_at: "2001-02-03" })
+    expect(answer.status).toBe(422)
+    expect(answer.text).toContain(`id="name-error"`)
+    expect(answer.text).toContain(`id="expires_at-error"`)
+    expect(answer.text).toContain(`id="permissions-error"`)
+    expect(answer.text).toContain(`value="Kept &lt;b&gt;"`)
+    expect(answer.text).toContain(`value="2001-02-03"`)
+
+    // The generic record form does the same with the engine's own 422.
+    const product = await session.post(`${host.url}/panel/r/products`, { csrf, "f.name": "Desk", "f.sale_price": "-3", "f.tags": "office\nwood" })
+    expect(product.status).toBe(422)
+    expect(product.text).toMatch(/id="f-sale_price"[^>]*aria-invalid="true"/)
+    expect(product.text).toContain(`id="sale_price-error"`)
+    expect(product.text).toContain(`value="Desk"`)
+    expect(product.text).toContain("office\nwood")
+    const made = await session.post(`${host.url}/panel/r/products`, { csrf, "f.name": "Desk", "f.sale_price": "3.50", "f.tags": "office\nwood" })
+    expect(made.status).toBe(303)
+    const id = made.location!.pathname.split("/").pop()!
+    const stored = await host.request("GET", `/products/${id}`, { token: tenant.token })
+    expect(stored.body).toMatchObject({ name: "Desk", sale_price: "3.500000", tags: ["office", "wood"] })
+  })
+
+  it("answers another tenant's record as not found", async () => {
+    const foreign = await host.request("POST", "/products", { token: other.token, body: { name: "Not yours" } })
+    const { session, csrf } = await signedIn(host, admin)
+    expect((await session.get(`${host.url}/panel/r/products/${foreign.body.id}`)).status).toBe(404)
+    await host.request("DELETE", `/products/${foreign.body.id}`, { token: other.token })
+    expect((await session.post(`${host.url}/panel/deleted/products/${foreign.body.id}/restore`, { csrf })).status).toBe(404)
+    expect((await host.request("GET", `/products/${foreign.body.id}?with_deleted=true`, { token: other.token })).body.deleted_at).not.toBeNull()
+  })
+
+  it("refuses a member the admin-only screens and writes their role does not allow", async () => {
+    const { session, csrf, page } = await signedIn(host, member)
+    expect(page.text).not.toContain("/panel/keys")
+    expect((await session.get(`${host.url}/panel/keys`)).status).toBe(403)
+    const posted = await session.post(`${host.url}/panel/keys`, { csrf, name: "Mine", "perm.products.read": "on" })
+    expect(posted.status).toBe(403)
+    expect((await session.get(`${host.url}/panel/r/webhook-endpoints`)).status).toBe(404)
+    expect((await session.post(`${host.url}/panel/r/products`, { csrf, "f.name": "Nope" })).status).toBe(403)
+  })
+
+  it("speaks Portuguese to a browser that prefers it", async () => {
+    const session = new FormSession()
+    const form = await session.request("GET", `${host.url}/panel/sign-in`, { headers: { "accept-language": "pt-BR,pt;q=0.9,en;q=0.8" } })
+    expect(form.text).toContain(`<html lang="pt-BR">`)
+    expect(form.text).toContain("Entrar no painel")
+    const english = await session.request("GET", `${host.url}/panel/sign-in`, { headers: { "accept-language": "fr-FR, en;q=0.5" } })
+    expect(english.text).toContain("Sign in to the panel")
+  })
+})
+
+describe.each(storeKinds)("Where the panel is served on %s", (kind) => {
+  it("is absent with the panel turned off", async () => {
+    const host = await startTestHost(testStore(kind), { panel: false })
+    try {
+      expect((await fetch(`${host.url}/panel/sign-in`)).status).toBe(404)
+      expect((await fetch(`${host.url}/products`)).status).toBe(401)
+    } finally {
+      await host.close()
+    }
+  })
+
+  it("is served by the fetch handler under its base path, every link and cookie under it", async () => {
+    const erp = await createFetchHandler({ store: testStore(kind), basePath: "/erp", webhooks: false })
+    try {
+      const answer = await erp.handler(new Request("http://app.example/erp/panel"))
+      expect(answer.status).toBe(303)
+      expect(answer.headers.get("location")).toBe(`/erp/panel/sign-in?next=${encodeURIComponent("/erp/panel")}`)
+      const form = await erp.handler(new Request("http://app.example/erp/panel/sign-in"))
+      const html = await form.text()
+      expect(html).toContain(`action="/erp/panel/sign-in"`)
+      expect(html).toContain(`href="/erp/panel/assets/panel.css"`)
+      expect(form.headers.get("set-cookie")).toMatch(/Path=\/erp\/panel/)
+      expect((await erp.handler(new Request("http://app.example/erp/panel/assets/panel.js"))).status).toBe(200)
+    } finally {
+      await erp.dispose()
+    }
+  })
+})
