@@ -34,7 +34,9 @@ h2 { font-size: 1.1rem; margin: 0 0 .6rem; }
 .bar h1 { margin: 0; margin-right: auto; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: .6rem; padding: 1.1rem 1.2rem; margin-bottom: 1.2rem; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1.2rem; }
+.grid { margin-bottom: 1.2rem; }
 .grid .card { margin: 0; }
+h3 { font-size: 1rem; margin: 0 0 .3rem; }
 .counts { display: grid; grid-template-columns: repeat(auto-fill, minmax(9.5rem, 1fr)); gap: .6rem; list-style: none; padding: 0; margin: 0; }
 .counts li a { display: block; border: 1px solid var(--line); border-radius: .5rem; padding: .55rem .7rem; text-decoration: none; color: var(--ink); }
 .counts strong { display: block; font-size: 1.3rem; }

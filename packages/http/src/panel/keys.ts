@@ -20,8 +20,8 @@ const actionsOf = (resource: AnyResource): ReadonlyArray<Action> => (resource.st
 const fieldName = (resource: string, action: Action) => `perm.${resource}.${action}`
 
 /** The matrix's ticked boxes as grants, one per resource. */
-export const grantsFromForm = (registry: ReadonlyArray<AnyResource>, form: Form): ReadonlyArray<PermissionGrant> =>
-  ["*", ...grantableResources(registry).map((resource) => resource.name)].flatMap((code) => {
+export const grantsFromForm = (registry: ReadonlyArray<AnyResource>, form: Form, rows = grantableResources(registry)): ReadonlyArray<PermissionGrant> =>
+  ["*", ...rows.map((resource) => resource.name)].flatMap((code) => {
     const ticked = (action: Action) => form[fieldName(code, action)] !== undefined
     if (!ACTIONS.some(ticked)) return []
     return [{ resource_code: code, can_read: ticked("read"), can_create: ticked("create"), can_update: ticked("update"), can_delete: ticked("delete") }]
@@ -43,7 +43,7 @@ export const keyFormProblems = (registry: ReadonlyArray<AnyResource>, form: Form
 
 const statusBadge = (ctx: PanelContext, status: KeyStatus) => `<span class="badge ${status}">${escapeHtml(ctx.t(status))}</span>`
 
-const permissionSummary = (permissions: ReadonlyArray<PermissionGrant>) =>
+export const permissionSummary = (permissions: ReadonlyArray<PermissionGrant>) =>
   permissions
     .map((grant) => `${grant.resource_code}:${ACTIONS.filter((action) => grant[`can_${action}`]).join(",")}`)
     .join(" ")
@@ -70,7 +70,12 @@ const listScreen = (ctx: PanelContext, keys: ReadonlyArray<ApiKey>) => {
         `<th>${t("Permissions")}</th><th>${t("Last used")}</th><th>${t("Expires")}</th><th><span hidden>${t("Actions")}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`)
 }
 
-const createScreen = (ctx: PanelContext, registry: ReadonlyArray<AnyResource>, form: Form, problems: FieldProblems) => {
+/** Form values of stored grants, to tick the matrix of an edit form. */
+export const formOfGrants = (grants: ReadonlyArray<PermissionGrant>): Form =>
+  Object.fromEntries(grants.flatMap((grant) => ACTIONS.filter((action) => grant[`can_${action}`]).map((action) => [fieldName(grant.resource_code, action), "on"])))
+
+/** The resources × read/create/update/delete matrix, `*` (every resource) first. */
+export const permissionMatrix = (ctx: PanelContext, rows: ReadonlyArray<AnyResource>, form: Form, problems: FieldProblems) => {
   const { t } = ctx
   const box = (code: string, label: string, action: Action, enabled: boolean) =>
     enabled
@@ -79,8 +84,14 @@ const createScreen = (ctx: PanelContext, registry: ReadonlyArray<AnyResource>, f
       : `<td></td>`
   const row = (code: string, label: string, actions: ReadonlyArray<Action>) =>
     `<tr><td>${escapeHtml(label)}</td>${ACTIONS.map((action) => box(code, label, action, actions.includes(action))).join("")}</tr>`
-  const matrix = row("*", t("Every resource"), ACTIONS) +
-    grantableResources(registry).map((resource) => row(resource.name, resource.name, actionsOf(resource))).join("")
+  const matrix = row("*", t("Every resource"), ACTIONS) + rows.map((resource) => row(resource.name, resource.name, actionsOf(resource))).join("")
+  return `<fieldset id="permissions"${problems.permissions ? ` aria-describedby="permissions-error"` : ""}><legend>${t("Permissions")}</legend>` + fieldError(ctx, problems, "permissions") +
+    `<div class="table-wrap"><table class="matrix"><thead><tr><th>${t("Resource")}</th>${ACTIONS.map((action) => `<th>${t(action)}</th>`).join("")}</tr></thead>` +
+    `<tbody>${matrix}</tbody></table></div></fieldset>`
+}
+
+const createScreen = (ctx: PanelContext, registry: ReadonlyArray<AnyResource>, form: Form, problems: FieldProblems) => {
+  const { t } = ctx
   return `<h1>${t("New key")}</h1>` + formProblem(ctx, problems) +
     `<form method="post" action="${ctx.root}/keys" class="card" novalidate>${csrfField(ctx)}` +
     `<label for="name">${t("Name")}</label><input type="text" id="name" name="name" maxlength="200" value="${escapeHtml(form.name ?? "")}"${invalidAttributes(problems, "name")}>` +
@@ -89,9 +100,7 @@ const createScreen = (ctx: PanelContext, registry: ReadonlyArray<AnyResource>, f
     `<label for="expires_at">${t("Expiry date")}</label><input type="date" id="expires_at" name="expires_at" value="${escapeHtml(form.expires_at ?? "")}"` +
     `${invalidAttributes(problems, "expires_at", "expires_at-hint")}>` +
     `<p class="hint" id="expires_at-hint">${t("Optional. The key stops working at 00:00 UTC of this date.")}</p>` + fieldError(ctx, problems, "expires_at") +
-    `<fieldset id="permissions"${problems.permissions ? ` aria-describedby="permissions-error"` : ""}><legend>${t("Permissions")}</legend>` + fieldError(ctx, problems, "permissions") +
-    `<div class="table-wrap"><table class="matrix"><thead><tr><th>${t("Resource")}</th>${ACTIONS.map((action) => `<th>${t(action)}</th>`).join("")}</tr></thead>` +
-    `<tbody>${matrix}</tbody></table></div></fieldset>` +
+    permissionMatrix(ctx, grantableResources(registry), form, problems) +
     `<div class="form-actions"><button class="primary" type="submit">${t("Create key")}</button><a class="btn secondary" href="${ctx.root}/keys">${t("Cancel")}</a></div></form>`
 }
 

@@ -14,7 +14,7 @@ export const eventRows = (ctx: PanelContext, page: Page) =>
   (page.data as ReadonlyArray<Record<string, string>>)
     .map((event) =>
       `<tr><td data-label="${ctx.t("When")}">${time(ctx, event.created_at)}</td><td data-label="${ctx.t("Type")}"><code>${escapeHtml(event.type)}</code></td>` +
-      `<td data-label="${ctx.t("Record")}"><a href="${ctx.root}/r/${escapeHtml(event.resource)}/${escapeHtml(event.resource_id)}">${escapeHtml(event.resource_id)}</a></td></tr>`)
+      `<td data-label="${ctx.t("Record")}"><a class="mono small" href="${ctx.root}/r/${escapeHtml(event.resource)}/${escapeHtml(event.resource_id)}">${escapeHtml(event.resource_id)}</a></td></tr>`)
     .join("")
 
 export const eventTable = (ctx: PanelContext, page: Page, id: string) =>

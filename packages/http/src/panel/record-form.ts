@@ -36,7 +36,7 @@ const kindOf = (schema: JsonSchema): InputKind => {
   if (Array.isArray(schema.enum)) return { kind: "choice", options: schema.enum.map(String) }
   switch (schema.type) {
     case "string":
-      return { kind: "text", long: typeof schema.maxLength === "number" && schema.maxLength > 500 }
+      return { kind: "text", long: typeof schema.maxLength === "number" && schema.maxLength > 500 && schema.format === undefined && schema.pattern === undefined }
     case "integer":
       return { kind: "number", integer: true }
     case "number":
@@ -71,6 +71,12 @@ export const formFields = (input: Schema.Schema.AnyNoContext | undefined): Reado
       : undefined
     return { name, required: required.has(name), nullable, input: kindOf(effective), description }
   })
+}
+
+/** A field's name for people: `sale_price` reads "Sale price". */
+export const fieldLabel = (name: string) => {
+  const text = name.replace(/_/g, " ")
+  return text[0].toUpperCase() + text.slice(1)
 }
 
 /** A stored value as the form shows it. */
@@ -148,7 +154,7 @@ export const renderFields = (ctx: PanelContext, fields: ReadonlyArray<FormField>
       const value = values[name] ?? ""
       const hintId = field.description ? `${id}-hint` : undefined
       const attributes = `id="${id}" name="${escapeHtml(name)}"${invalidAttributes(problems, field.name, hintId)}`
-      const label = `<label for="${id}">${escapeHtml(field.name)}${field.required ? " *" : ""}</label>`
+      const label = `<label for="${id}">${escapeHtml(fieldLabel(field.name))}${field.required ? " *" : ""}</label>`
       const option = (option: string, text = option) => `<option value="${escapeHtml(option)}"${option === value ? " selected" : ""}>${escapeHtml(text)}</option>`
       let control: string
       switch (field.input.kind) {
@@ -171,7 +177,7 @@ export const renderFields = (ctx: PanelContext, fields: ReadonlyArray<FormField>
             : `<input type="text" ${attributes} value="${escapeHtml(value)}">`
       }
       const hint = field.description || field.input.kind === "lines" || field.input.kind === "json"
-        ? `<p class="hint" id="${id}-hint">${escapeHtml([field.description, field.input.kind === "lines" ? "One per line." : field.input.kind === "json" ? ctx.t("JSON") : ""].filter(Boolean).join(" "))}</p>`
+        ? `<p class="hint" id="${id}-hint">${escapeHtml([field.description, field.input.kind === "lines" ? ctx.t("One per line.") : field.input.kind === "json" ? ctx.t("JSON") : ""].filter(Boolean).join(" "))}</p>`
         : ""
       return label + control + (hint && !hintId ? hint.replace(`id="${id}-hint"`, "") : hint) + fieldError(ctx, problems, field.name)
     })

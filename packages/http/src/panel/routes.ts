@@ -9,6 +9,7 @@ import { makeOverview } from "./overview.js"
 import { makeEventFeed } from "./events.js"
 import { makeDeleted } from "./deleted.js"
 import { makeRecords } from "./records.js"
+import { makeMembers } from "./members.js"
 
 const asset = (body: string, type: string) =>
   Effect.succeed(
@@ -27,6 +28,7 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
       const deleted = makeDeleted(kit)
       const records = yield* makeRecords(kit)
       const overview = makeOverview(kit)
+      const members = makeMembers(kit)
       yield* router.get("/panel", overview)
       yield* router.get("/panel/assets/panel.css", asset(PANEL_CSS, "text/css; charset=utf-8"))
       yield* router.get("/panel/assets/panel.js", asset(PANEL_JS, "text/javascript; charset=utf-8"))
@@ -39,6 +41,11 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
       yield* router.post("/panel/keys", keys.create)
       yield* router.get("/panel/keys/:id/revoke", keys.confirmRevoke)
       yield* router.post("/panel/keys/:id/revoke", keys.revoke)
+      yield* router.get("/panel/members", members.list)
+      yield* router.post("/panel/members", members.invite)
+      yield* router.get("/panel/members/:id", members.edit)
+      yield* router.post("/panel/members/:id", members.update)
+      yield* router.post("/panel/members/:id/remove", members.remove)
       yield* router.get("/panel/events", makeEventFeed(kit))
       yield* router.get("/panel/deleted", deleted.list)
       yield* router.post("/panel/deleted/:resource/:id/restore", deleted.restore)
