@@ -1,4 +1,6 @@
+import { Tenancy } from "@erp/core"
 import { createFetchHandler } from "@erp/http"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { createOAuthUser, FormSession, hiddenFieldsOf, type OAuthTestUser } from "../../../test/support/oauth.js"
@@ -110,6 +112,59 @@ describe.each(storeKinds)("The panel over HTTP on %s", (kind) => {
     expect(posted.status).toBe(403)
     expect((await session.get(`${host.url}/panel/r/webhook-endpoints`)).status).toBe(404)
     expect((await session.post(`${host.url}/panel/r/products`, { csrf, "f.name": "Nope" })).status).toBe(403)
+  })
+
+  it("invites a member with permissions, changes their role and removes them, never the last admin", async () => {
+    const solo = await host.createTenant("BR")
+    const owner = await createOAuthUser(host, [{ tenantId: solo.id, role: "admin" }])
+    const { session, csrf } = await signedIn(host, owner)
+    const email = `invited-${Date.now()}@example.com`
+    const refused = await session.post(`${host.url}/panel/members`, { csrf, email, role: "member" })
+    expect(refused.status).toBe(422)
+    expect(refused.text).toContain(`id="permissions-error"`)
+    expect(refused.text).toContain(`value="${email}"`)
+    const invited = await session.post(`${host.url}/panel/members`, { csrf, email, name: "Invited", role: "member", "perm.products.read": "on", "perm.customers.update": "on" })
+    expect(invited.status).toBe(303)
+    const list = await session.get(`${host.url}/panel/members`)
+    const row = new RegExp(`<tr><td[^>]*><strong>${email}</strong>[\\s\\S]*?</tr>`).exec(list.text)?.[0] ?? ""
+    expect(row).toContain("customers:update")
+    expect(row).toContain("products:read")
+    const memberId = /\/panel\/members\/([0-9a-f-]{36})/.exec(row)![1]
+    expect((await session.post(`${host.url}/panel/members`, { csrf, email, role: "admin" })).text).toContain("is already a member")
+
+    expect((await session.post(`${host.url}/panel/members/${memberId}`, { csrf, role: "admin" })).status).toBe(303)
+    expect((await session.get(`${host.url}/panel/members`)).text).toMatch(new RegExp(`${email}[\\s\\S]*?admin`))
+    expect((await session.post(`${host.url}/panel/members/${memberId}/remove`, { csrf })).status).toBe(303)
+    expect((await session.get(`${host.url}/panel/members`)).text).not.toContain(email)
+
+    const ownerId = /\/panel\/members\/([0-9a-f-]{36})/.exec((await session.get(`${host.url}/panel/members`)).text)![1]
+    const demoted = await session.post(`${host.url}/panel/members/${ownerId}`, { csrf, role: "member", "perm.products.read": "on" })
+    expect(demoted.status).toBe(422)
+    expect(demoted.text).toContain("the last admin cannot be demoted or removed")
+    expect((await session.post(`${host.url}/panel/members/${ownerId}/remove`, { csrf })).status).toBe(422)
+    // Another company's membership is not this admin's to change.
+    const outsider = await createOAuthUser(host, [{ tenantId: other.id, role: "member", permissions: ["products:read"] }])
+    const foreign = (await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.listMembers(other.id)))).find((member) => member.user_id === outsider.id)!
+    expect((await session.get(`${host.url}/panel/members/${foreign.id}`)).status).toBe(404)
+    expect((await session.post(`${host.url}/panel/members/${foreign.id}/remove`, { csrf })).status).toBe(404)
+    expect((await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.listMembers(other.id)))).some((member) => member.id === foreign.id)).toBe(true)
+  })
+
+  it("creates a webhook endpoint whose secret is shown once and whose delivery log fills after a REST write", async () => {
+    const { session, csrf } = await signedIn(host, admin)
+    const made = await session.post(`${host.url}/panel/r/webhook-endpoints`, { csrf, "f.url": "https://hooks.example.com/erp-panel", "f.events": "products.*" })
+    expect(made.status).toBe(201)
+    expect(made.text).toMatch(/whsec_[A-Za-z0-9+/=_-]+/)
+    const endpointId = /\/panel\/r\/webhook-endpoints\/([0-9a-f-]{36})/.exec(made.text)![1]
+    expect((await host.request("POST", "/products", { token: tenant.token, body: { name: "Hooked" } })).status).toBe(201)
+    const page = await session.get(`${host.url}/panel/r/webhook-endpoints/${endpointId}`)
+    expect(page.status).toBe(200)
+    expect(page.text).not.toMatch(/whsec_/)
+    const log = /<table class="stack" id="webhook-deliveries">[\s\S]*?<\/table>/.exec(page.text)?.[0] ?? ""
+    expect(log).toContain("products.create")
+    const rotated = await session.post(`${host.url}/panel/r/webhook-endpoints/${endpointId}/actions/rotate-secret`, { csrf })
+    expect(rotated.status).toBe(200)
+    expect(rotated.text).toMatch(/whsec_/)
   })
 
   it("speaks Portuguese to a browser that prefers it", async () => {
