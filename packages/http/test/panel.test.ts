@@ -3,7 +3,7 @@ import { createFetchHandler } from "@erp/http"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
-import { createOAuthUser, FormSession, hiddenFieldsOf, type OAuthTestUser } from "../../../test/support/oauth.js"
+import { createOAuthUser, FormSession, hiddenFieldsOf, obtainTokens, type OAuthTestUser, TEST_REDIRECT_URI, tokenRequest } from "../../../test/support/oauth.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 
 /** A signed-in panel session over plain HTTP: the fast checks the browser tests leave out. */
@@ -165,6 +165,42 @@ describe.each(storeKinds)("The panel over HTTP on %s", (kind) => {
     const rotated = await session.post(`${host.url}/panel/r/webhook-endpoints/${endpointId}/actions/rotate-secret`, { csrf })
     expect(rotated.status).toBe(200)
     expect(rotated.text).toMatch(/whsec_/)
+  })
+
+  it("creates an OAuth client with its secret shown once, rotates it, and revokes an app's grant", async () => {
+    const { session, csrf } = await signedIn(host, admin)
+    const refused = await session.post(`${host.url}/panel/apps/clients`, { csrf, name: "Shop app", redirect_uris: "", kind: "confidential" })
+    expect(refused.status).toBe(422)
+    expect(refused.text).toContain(`id="redirect_uris-error"`)
+    expect(refused.text).toContain(`value="Shop app"`)
+    const made = await session.post(`${host.url}/panel/apps/clients`, { csrf, name: "Shop app", redirect_uris: TEST_REDIRECT_URI, kind: "confidential" })
+    expect(made.status).toBe(201)
+    const clientId = /<code id="client-id">([^<]+)<\/code>/.exec(made.text)![1]
+    const secret = /<output id="client-secret" class="mono">([^<]+)<\/output>/.exec(made.text)![1]
+    const client = { clientId, secret, auth: "client_secret_basic" as const, redirectUri: TEST_REDIRECT_URI, client: undefined as never }
+    expect((await session.get(`${host.url}/panel/apps`)).text).toContain(clientId)
+    // Another company's admin does not see it, nor can rotate it.
+    const stranger = await createOAuthUser(host, [{ tenantId: other.id, role: "admin" }])
+    const theirs = await signedIn(host, stranger)
+    expect((await theirs.session.get(`${host.url}/panel/apps`)).text).not.toContain(clientId)
+    expect((await theirs.session.post(`${host.url}/panel/apps/clients/${clientId}/rotate`, { csrf: theirs.csrf })).status).toBe(404)
+
+    const { tokens } = await obtainTokens(host.url, client, admin, { scope: "products:read", tenantId: tenant.id })
+    expect((await host.request("GET", "/products", { token: tokens.access_token })).status).toBe(200)
+    const apps = await session.get(`${host.url}/panel/apps`)
+    const grantId = new RegExp(`/panel/apps/grants/([0-9a-f-]{36})/revoke`).exec(apps.text)![1]
+    expect(apps.text).toContain(admin.email)
+    expect((await session.get(`${host.url}/panel/apps/grants/${grantId}/revoke`)).status).toBe(200)
+    expect((await session.post(`${host.url}/panel/apps/grants/${grantId}/revoke`, { csrf })).status).toBe(303)
+    expect((await host.request("GET", "/products", { token: tokens.access_token })).status).toBe(401)
+    expect((await session.get(`${host.url}/panel/apps`)).text).not.toContain(`/panel/apps/grants/${grantId}/revoke`)
+
+    const rotated = await session.post(`${host.url}/panel/apps/clients/${clientId}/rotate`, { csrf })
+    const fresh = /<output id="client-secret" class="mono">([^<]+)<\/output>/.exec(rotated.text)![1]
+    expect(fresh).not.toBe(secret)
+    const refresh = { grant_type: "client_credentials" }
+    expect((await tokenRequest(host.url, client, refresh)).status).toBe(401)
+    expect((await tokenRequest(host.url, { ...client, secret: fresh }, refresh)).status).not.toBe(401)
   })
 
   it("speaks Portuguese to a browser that prefers it", async () => {

@@ -11,6 +11,7 @@ import sealedSecrets from "./migrations/0008_sealed_secrets.js"
 import sales from "./migrations/0009_sales.js"
 import mcpSessions from "./migrations/0010_mcp_sessions.js"
 import webhooks from "./migrations/0011_webhooks.js"
+import panelOAuth from "./migrations/0014_panel_oauth.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -24,7 +25,8 @@ export const migrations = {
   "0008_sealed_secrets": sealedSecrets,
   "0009_sales": sales,
   "0010_mcp_sessions": mcpSessions,
-  "0011_webhooks": webhooks
+  "0011_webhooks": webhooks,
+  "0014_panel_oauth": panelOAuth
 }
 
 const run = Migrator.make({})

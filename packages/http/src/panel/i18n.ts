@@ -135,6 +135,17 @@ const PT: Readonly<Record<string, string>> = {
   "must be JSON": "deve ser JSON",
   "One per line.": "Um por linha.",
   "New key": "Nova chave",
+  "Authorized apps": "Apps autorizados",
+  "OAuth clients": "Clientes OAuth",
+  "New OAuth client": "Novo cliente OAuth",
+  "Application": "Aplicativo",
+  "User": "Usuário",
+  "Back": "Voltar",
+  "Rotate secret": "Trocar segredo",
+  "every company of the user": "todas as empresas do usuário",
+  "Applications people of this company allowed to act for them.": "Aplicativos que pessoas desta empresa autorizaram a agir por elas.",
+  "Revoke this client? Every token issued to it stops working at once.": "Revogar este cliente? Todos os tokens emitidos para ele param na hora.",
+  "Revoke this authorization? The application stops acting for this person at once.": "Revogar esta autorização? O aplicativo deixa de agir por esta pessoa na hora.",
   "Times are shown in your time zone.": "Os horários são mostrados no seu fuso horário."
 }
 

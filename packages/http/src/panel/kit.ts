@@ -49,7 +49,7 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
     const navOf = (ctx: PanelContext): { main: ReadonlyArray<NavItem>; resources: ReadonlyArray<NavItem> } => {
       const { t } = ctx
       const main: Array<NavItem> = [{ href: root, label: t("Overview"), key: "overview" }]
-      if (ctx.isAdmin) main.push({ href: `${root}/keys`, label: t("API keys"), key: "keys" }, { href: `${root}/members`, label: t("Members"), key: "members" })
+      if (ctx.isAdmin) main.push({ href: `${root}/keys`, label: t("API keys"), key: "keys" }, { href: `${root}/members`, label: t("Members"), key: "members" }, { href: `${root}/apps`, label: t("Authorized apps"), key: "apps" })
       main.push({ href: `${root}/events`, label: t("Event feed"), key: "events" })
       main.push({ href: `${root}/deleted`, label: t("Deleted records"), key: "deleted" })
       const resources = registry

@@ -10,6 +10,7 @@ import { makeEventFeed } from "./events.js"
 import { makeDeleted } from "./deleted.js"
 import { makeRecords } from "./records.js"
 import { makeMembers } from "./members.js"
+import { makeApps } from "./apps.js"
 
 const asset = (body: string, type: string) =>
   Effect.succeed(
@@ -29,6 +30,7 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
       const records = yield* makeRecords(kit)
       const overview = makeOverview(kit)
       const members = makeMembers(kit)
+      const apps = makeApps(kit)
       yield* router.get("/panel", overview)
       yield* router.get("/panel/assets/panel.css", asset(PANEL_CSS, "text/css; charset=utf-8"))
       yield* router.get("/panel/assets/panel.js", asset(PANEL_JS, "text/javascript; charset=utf-8"))
@@ -46,6 +48,13 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
       yield* router.get("/panel/members/:id", members.edit)
       yield* router.post("/panel/members/:id", members.update)
       yield* router.post("/panel/members/:id/remove", members.remove)
+      yield* router.get("/panel/apps", apps.list)
+      yield* router.post("/panel/apps/clients", apps.createClient)
+      yield* router.post("/panel/apps/clients/:clientId/rotate", apps.rotate)
+      yield* router.get("/panel/apps/clients/:clientId/revoke", apps.confirmClient)
+      yield* router.post("/panel/apps/clients/:clientId/revoke", apps.revokeClient)
+      yield* router.get("/panel/apps/grants/:id/revoke", apps.confirmGrant)
+      yield* router.post("/panel/apps/grants/:id/revoke", apps.revokeGrant)
       yield* router.get("/panel/events", makeEventFeed(kit))
       yield* router.get("/panel/deleted", deleted.list)
       yield* router.post("/panel/deleted/:resource/:id/restore", deleted.restore)
