@@ -153,7 +153,12 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
     await page.click("button[type=submit]")
     await page.waitForURL((url) => url.pathname.endsWith("/panel"))
     await scan("overview")
-    for (const [path, name] of [["/panel/keys/new", "key-form"], ["/panel/keys", "keys"], ["/panel/events", "events"], ["/panel/deleted", "deleted"], ["/panel/r/products", "products"], ["/panel/r/products/new", "product-form"]]) {
+    const product = await host.request("POST", "/products", { token: tenant.token, body: { name: "Standing desk", sale_price: "1299.90", tags: ["office"] } })
+    const screens = [
+      ["/panel/keys/new", "key-form"], ["/panel/keys", "keys"], ["/panel/members", "members"], ["/panel/apps", "apps"], ["/panel/events", "events"],
+      ["/panel/deleted", "deleted"], ["/panel/r/products", "products"], ["/panel/r/products/new", "product-form"], [`/panel/r/products/${product.body.id}`, "product"]
+    ]
+    for (const [path, name] of screens) {
       await page.goto(`${forwarder.url}${path}`)
       await scan(name)
     }

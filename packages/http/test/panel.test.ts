@@ -214,6 +214,26 @@ describe.each(storeKinds)("The panel over HTTP on %s", (kind) => {
 })
 
 describe.each(storeKinds)("Where the panel is served on %s", (kind) => {
+  it("signs in the embedding app's users with its own session, and their forms pass the CSRF check", async () => {
+    const host = await startTestHost(testStore(kind), { signIn: async (request) => request.headers["x-app-user"] })
+    try {
+      const company = await host.createTenant("BR")
+      const user = await createOAuthUser(host, [{ tenantId: company.id, role: "admin" }])
+      const session = new FormSession()
+      const headers = { "x-app-user": user.email }
+      const first = await session.request("GET", `${host.url}/panel/keys/new`, { headers })
+      expect(first.status).toBe(200)
+      const second = await session.request("GET", `${host.url}/panel/keys/new`, { headers })
+      // One session of ours is made once, so the token of a page stays valid for its form.
+      expect(hiddenFieldsOf(second.text).csrf).toBe(hiddenFieldsOf(first.text).csrf)
+      const made = await session.request("POST", `${host.url}/panel/keys`, { headers, form: { csrf: hiddenFieldsOf(first.text).csrf, name: "From the app", "perm.products.read": "on" } })
+      expect(made.status).toBe(201)
+      expect((await new FormSession().request("GET", `${host.url}/panel`)).status).toBe(303)
+    } finally {
+      await host.close()
+    }
+  })
+
   it("is absent with the panel turned off", async () => {
     const host = await startTestHost(testStore(kind), { panel: false })
     try {

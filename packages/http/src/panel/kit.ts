@@ -1,7 +1,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type AnyResource, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
 import { Effect, Option } from "effect"
-import { clearCookie, cookieOptions, makeCurrentUser, sameText, secureCookies, setSessionCookie } from "../browser-session.js"
+import { clearCookie, cookieOptions, makeCurrentUser, sameText, secureCookies, SESSION_COOKIE, setSessionCookie } from "../browser-session.js"
 import { FormError, readForm } from "../oauth/form.js"
 import { publicPath } from "../public-url.js"
 import { localeFrom, translator } from "./i18n.js"
@@ -81,8 +81,14 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
         let csrf = found.value.csrf
         let created: { token: string; csrf: string; maxAgeSeconds: number } | undefined
         if (csrf === undefined) {
-          created = yield* oauth.createSession(found.value.user.id)
-          csrf = created.csrf
+          // Signed in by the embedding app: our session (made on the first page) only carries the CSRF token of its forms.
+          const token = request.cookies[SESSION_COOKIE]
+          const ours = token ? yield* oauth.findSession(token) : Option.none()
+          if (Option.isSome(ours) && ours.value.userId === found.value.user.id) csrf = ours.value.csrf
+          else {
+            created = yield* oauth.createSession(found.value.user.id)
+            csrf = created.csrf
+          }
         }
         const { locale, t } = bareContext(request)
         const tenants = yield* oauth.memberships(found.value.user.id)
