@@ -139,6 +139,8 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
     await page.goto(`${forwarder.url}/panel/sign-in`)
     const scan = async (name: string) => {
       await screenshot(page, name)
+      // Nothing wider than the screen: a phone scrolls only down.
+      expect({ name, width: await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth) }).toEqual({ name, width })
       await page.addScriptTag({ path: AXE })
       const result = await page.evaluate(async () => {
         const axe = (globalThis as unknown as { axe: { run: (context: unknown, options: unknown) => Promise<{ violations: Array<{ id: string; impact: string; nodes: Array<{ target: unknown }> }> }> } }).axe

@@ -16,7 +16,9 @@ a:focus-visible, button:focus-visible, input:focus-visible, select:focus-visible
 .top a { color: #fff; }
 .brand { font-weight: 700; font-size: 1.05rem; text-decoration: none; letter-spacing: .01em; }
 .brand span { opacity: .7; font-weight: 500; }
-.top .who { margin-left: auto; display: flex; align-items: center; gap: .75rem; flex-wrap: wrap; font-size: .9rem; }
+.top .who { margin-left: auto; display: flex; align-items: center; gap: .75rem; flex-wrap: wrap; font-size: .9rem; min-width: 0; }
+.top .who span { overflow-wrap: anywhere; min-width: 0; }
+td, dd, h1 { overflow-wrap: anywhere; }
 .top form { margin: 0; display: flex; gap: .4rem; align-items: center; }
 .top select { padding: .3rem; border-radius: .35rem; border: 0; max-width: 12rem; }
 .top button { background: #2c3a5e; color: #fff; border: 1px solid #4a5a84; padding: .3rem .7rem; border-radius: .35rem; cursor: pointer; font: inherit; }
@@ -70,7 +72,7 @@ input[aria-invalid=true], select[aria-invalid=true], textarea[aria-invalid=true]
 button.danger, .btn.danger { background: #b42318; color: #fff; }
 button.link { background: none; border: 0; color: var(--brand); cursor: pointer; font: inherit; padding: 0; text-decoration: underline; }
 .form-actions { display: flex; gap: .6rem; margin-top: 1.4rem; flex-wrap: wrap; }
-fieldset { border: 1px solid var(--line); border-radius: .5rem; margin: 1rem 0 0; padding: .6rem .8rem; }
+fieldset { border: 1px solid var(--line); border-radius: .5rem; margin: 1rem 0 0; padding: .6rem .8rem; min-width: 0; }
 legend { font-weight: 600; padding: 0 .3rem; }
 .matrix { border: 0; }
 .matrix td, .matrix th { padding: .3rem .5rem; text-align: center; }
@@ -86,7 +88,7 @@ dl.record { display: grid; grid-template-columns: minmax(8rem, 14rem) 1fr; gap: 
 dl.record dt { color: var(--muted); font-weight: 600; }
 dl.record dd { margin: 0; overflow-wrap: anywhere; }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f3f5f9; padding: .6rem; border-radius: .4rem; margin: 0; }
-.signin { max-width: 24rem; margin: 4rem auto; }
+.signin { max-width: 26rem; margin: 4rem auto; width: auto; }
 @media (max-width: 760px) {
   .shell { display: block; }
   nav.side { border-right: 0; border-bottom: 1px solid var(--line); padding: .4rem .6rem; overflow-x: auto; }
@@ -98,7 +100,10 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f3f5f9; paddi
   .top .who { margin-left: 0; width: 100%; }
   dl.record { grid-template-columns: 1fr; }
   dl.record dt { margin-top: .4rem; }
-  .signin { margin: 1.5rem .9rem; }
+  .signin { margin: 1.5rem auto; }
+  .matrix td, .matrix th { padding: .25rem .3rem; }
+  .matrix th { font-size: .7rem; letter-spacing: 0; }
+  fieldset { padding: .5rem .4rem; }
   table.stack thead { display: none; }
   table.stack tr { display: block; border-bottom: 1px solid var(--line); padding: .4rem 0; }
   table.stack td { display: block; border: 0; padding: .15rem .6rem; }

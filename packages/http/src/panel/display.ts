@@ -22,7 +22,13 @@ export const showValue = (ctx: Pick<PanelContext, "locale" | "tenant">, value: u
   if (value === null || value === undefined) return `<span class="muted">—</span>`
   if (typeof value === "string") return isTimestamp(value) ? time(ctx, value) : escapeHtml(value)
   if (typeof value === "number" || typeof value === "boolean") return escapeHtml(String(value))
-  return `<pre class="mono small">${escapeHtml(JSON.stringify(value, null, 2))}</pre>`
+  if (Array.isArray(value) && value.every((item) => item === null || typeof item !== "object")) {
+    return value.length === 0 ? `<span class="muted">—</span>` : escapeHtml(value.join(", "))
+  }
+  // A block of optional keys (a country block) shows only the keys that hold something.
+  const shown = Array.isArray(value) ? value : Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== null))
+  if (!Array.isArray(shown) && Object.keys(shown).length === 0) return `<span class="muted">—</span>`
+  return `<pre class="mono small">${escapeHtml(JSON.stringify(shown, null, 2))}</pre>`
 }
 
 /** Links to the previous and next pages of an engine list: the cursor is the API's own. */
