@@ -36,6 +36,8 @@ h2 { font-size: 1.1rem; margin: 0 0 .6rem; }
 .bar h1 { margin: 0; margin-right: auto; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: .6rem; padding: 1.1rem 1.2rem; margin-bottom: 1.2rem; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1.2rem; }
+.card > :first-child { margin-top: 0; }
+.card > :last-child { margin-bottom: 0; }
 .grid { margin-bottom: 1.2rem; }
 .grid .card { margin: 0; }
 h3 { font-size: 1rem; margin: 0 0 .3rem; }
