@@ -162,6 +162,13 @@ describe.each(storeKinds)("The panel over HTTP on %s", (kind) => {
     expect(page.text).not.toMatch(/whsec_/)
     const log = /<table class="stack" id="webhook-deliveries">[\s\S]*?<\/table>/.exec(page.text)?.[0] ?? ""
     expect(log).toContain("products.create")
+    const deliveryId = /\/panel\/r\/webhook-deliveries\/([0-9a-f-]{36})/.exec(log)![1]
+    const delivery = await session.get(`${host.url}/panel/r/webhook-deliveries/${deliveryId}`)
+    expect(delivery.status).toBe(200)
+    expect(delivery.text).toContain(`/panel/r/webhook-deliveries/${deliveryId}/actions/retry`)
+    const replayed = await session.post(`${host.url}/panel/r/webhook-endpoints/${endpointId}/actions/replay`, { csrf, "f.since": new Date(Date.now() - 3_600_000).toISOString(), "f.until": "", "f.types": "" })
+    expect(replayed.status).toBe(200)
+    expect(replayed.text).toMatch(/&quot;replayed&quot;: [1-9]/)
     const rotated = await session.post(`${host.url}/panel/r/webhook-endpoints/${endpointId}/actions/rotate-secret`, { csrf })
     expect(rotated.status).toBe(200)
     expect(rotated.text).toMatch(/whsec_/)

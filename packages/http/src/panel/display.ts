@@ -22,6 +22,13 @@ export const showValue = (ctx: Pick<PanelContext, "locale" | "tenant">, value: u
   if (value === null || value === undefined) return `<span class="muted">—</span>`
   if (typeof value === "string") return isTimestamp(value) ? time(ctx, value) : escapeHtml(value)
   if (typeof value === "number" || typeof value === "boolean") return escapeHtml(String(value))
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => item !== null && typeof item === "object" && !Array.isArray(item))) {
+    // A child collection (a delivery's attempts, a ticket's messages): one row per child.
+    const rows = value as ReadonlyArray<Readonly<Record<string, unknown>>>
+    const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))].filter((name) => name !== "id" && name !== "tenant_id" && !name.endsWith("_id"))
+    return `<div class="table-wrap"><table class="children small"><thead><tr>${columns.map((name) => `<th>${escapeHtml(name)}</th>`).join("")}</tr></thead><tbody>` +
+      rows.map((row) => `<tr>${columns.map((name) => `<td>${showValue(ctx, row[name])}</td>`).join("")}</tr>`).join("") + `</tbody></table></div>`
+  }
   if (Array.isArray(value) && value.every((item) => item === null || typeof item !== "object")) {
     return value.length === 0 ? `<span class="muted">—</span>` : escapeHtml(value.join(", "))
   }

@@ -18,6 +18,10 @@ interface EngineFailure {
 
 const STATUS_OF: Readonly<Record<string, number>> = { InvalidRequest: 400, Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422 }
 
+/** An action's answer holding a secret (`rotate-secret`): shown with the once-only warning. */
+const carriesSecret = (answer: unknown) =>
+  typeof answer === "object" && answer !== null && Object.keys(answer).some((name) => name === "secret" || name.endsWith("_secret"))
+
 /** Columns a list shows: the naming field, then a few short scalar fields of the declaration. */
 const listColumns = (resource: AnyResource, records: ReadonlyArray<Row>): ReadonlyArray<string> => {
   const sample = records[0] ?? {}
@@ -253,7 +257,10 @@ export const makeRecords = (kit: Kit) =>
           title: action.summary,
           current: `r:${resource.nestedUnder ? resource.nestedUnder.parent().name : resource.name}`,
           body: `<h1>${escapeHtml(action.summary)}</h1><div class="card">` +
-            (answer.right === undefined ? "" : `<p class="alert" role="alert">${ctx.t("Copy this token now: it is shown only once.")}</p><pre id="action-result" class="mono">${escapeHtml(JSON.stringify(answer.right, null, 2))}</pre>`) +
+            (answer.right === undefined
+              ? ""
+              : (carriesSecret(answer.right) ? `<p class="alert" role="alert">${ctx.t("Copy this token now: it is shown only once.")}</p>` : "") +
+                `<pre id="action-result" class="mono">${escapeHtml(JSON.stringify(answer.right, null, 2))}</pre>`) +
             `<div class="form-actions"><a class="btn primary" href="${back}">${ctx.t("Open")}</a></div></div>`
         })
       }))
