@@ -210,6 +210,39 @@ describe.each(storeKinds)("The panel over HTTP on %s", (kind) => {
     expect((await tokenRequest(host.url, { ...client, secret: fresh }, refresh)).status).not.toBe(401)
   })
 
+  it("answers malformed requests with a 4xx page, never a 5xx", async () => {
+    const { session, csrf } = await signedIn(host, admin)
+    const gets = [
+      "/panel/r/products/not-a-uuid", "/panel/r/nothing", "/panel/r/nothing/new", "/panel/r/events/00000000-0000-0000-0000-000000000000",
+      "/panel/r/products?cursor=forged", "/panel/r/products?search=%00", "/panel/events?cursor=forged&resource=products", "/panel/events?resource=nothing&action=%00",
+      "/panel/deleted?resource=countries", "/panel/deleted?resource=products&search=" + "x".repeat(300), "/panel/keys/not-a-uuid/revoke",
+      "/panel/members/not-a-uuid", "/panel/apps/grants/not-a-uuid/revoke", "/panel/apps/clients/%00/revoke", "/panel/sign-in?next=https://evil.example/"
+    ]
+    for (const path of gets) {
+      const answer = await session.get(`${host.url}${path}`)
+      expect({ path, status: answer.status < 500 }).toEqual({ path, status: true })
+    }
+    const posts: Array<[string, Record<string, string>]> = [
+      ["/panel/r/products", { csrf, "f.name": "\u0000", "f.metadata": "[1,2" }],
+      ["/panel/r/products/not-a-uuid", { csrf, "f.name": "x" }],
+      ["/panel/r/products/00000000-0000-0000-0000-000000000000/delete", { csrf }],
+      ["/panel/r/products/00000000-0000-0000-0000-000000000000/actions/nothing", { csrf }],
+      ["/panel/deleted/products/not-a-uuid/restore", { csrf }],
+      ["/panel/keys", { csrf, name: "x".repeat(5000), "perm.products.read": "on", expires_at: "9999-99-99" }],
+      ["/panel/members", { csrf, email: "a@b.c", role: "owner" }],
+      ["/panel/apps/clients", { csrf, name: "x", redirect_uris: "javascript:alert(1)" }],
+      ["/panel/tenant", { csrf, tenant_id: "not-a-uuid" }]
+    ]
+    for (const [path, form] of posts) {
+      const answer = await session.post(`${host.url}${path}`, form)
+      expect({ path, status: answer.status < 500 }).toEqual({ path, status: true })
+    }
+    const raw = await session.request("POST", `${host.url}/panel/keys`, { headers: { "content-type": "application/json" } })
+    expect(raw.status).toBe(400)
+    const next = await new FormSession().get(`${host.url}/panel/sign-in?next=//evil.example/panel`)
+    expect(hiddenFieldsOf(next.text).next).toBe("/panel")
+  })
+
   it("speaks Portuguese to a browser that prefers it", async () => {
     const session = new FormSession()
     const form = await session.request("GET", `${host.url}/panel/sign-in`, { headers: { "accept-language": "pt-BR,pt;q=0.9,en;q=0.8" } })
