@@ -40,8 +40,12 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
     await host?.close()
   })
 
-  const open = async (options: { width?: number; bypassCSP?: boolean } = {}) => {
-    context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 }, ...(options.bypassCSP ? { bypassCSP: true } : {}) })
+  const open = async (options: { width?: number; bypassCSP?: boolean; timezoneId?: string } = {}) => {
+    context = await browser.newContext({
+      viewport: { width: options.width ?? 1280, height: 900 },
+      ...(options.bypassCSP ? { bypassCSP: true } : {}),
+      ...(options.timezoneId ? { timezoneId: options.timezoneId } : {})
+    })
     page = await context.newPage()
     page.setDefaultTimeout(10_000)
     page.on("request", (request) => requested.push(request.url()))
@@ -108,7 +112,8 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
     expect(created.status).toBe(201)
     const id = created.body.id as string
     expect((await host.request("DELETE", `/products/${id}`, { token: tenant.token })).status).toBe(204)
-    await open()
+    // The company is in São Paulo; the person reading is in Tokyo and sees Tokyo's times.
+    await open({ timezoneId: "Asia/Tokyo" })
     await signIn(admin, "/panel/deleted?resource=products")
     const row = page.locator("#deleted tr", { hasText: created.body.name })
     await row.locator("button:has-text('Restore')").click()
@@ -121,6 +126,10 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
     await page.click("button:has-text('Filter')")
     const event = page.locator("#events tr", { hasText: "products.restore" }).filter({ hasText: id })
     await expect(event.count()).resolves.toBe(1)
+    const stamp = event.locator("time")
+    const iso = (await stamp.getAttribute("datetime"))!
+    const tokyo = new Intl.DateTimeFormat("en", { dateStyle: "medium", timeStyle: "short", timeZone: "Asia/Tokyo" }).format(new Date(iso))
+    await expect(stamp.textContent()).resolves.toBe(tokyo)
     await event.locator("a").click()
     await expect(page.locator("h1").textContent()).resolves.toBe(created.body.name)
   })

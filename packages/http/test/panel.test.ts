@@ -107,6 +107,9 @@ describe.each(storeKinds)("The panel over HTTP on %s", (kind) => {
   it("refuses a member the admin-only screens and writes their role does not allow", async () => {
     const { session, csrf, page } = await signedIn(host, member)
     expect(page.text).not.toContain("/panel/keys")
+    // The navigation offers what their permissions let them read: products, not customers.
+    expect(page.text).toContain(`href="/panel/r/products"`)
+    expect(page.text).not.toContain(`href="/panel/r/customers"`)
     expect((await session.get(`${host.url}/panel/keys`)).status).toBe(403)
     const posted = await session.post(`${host.url}/panel/keys`, { csrf, name: "Mine", "perm.products.read": "on" })
     expect(posted.status).toBe(403)

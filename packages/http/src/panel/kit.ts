@@ -1,5 +1,5 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { type AnyResource, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
+import { type AnyResource, can, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
 import { Effect, Option } from "effect"
 import { clearCookie, cookieOptions, makeCurrentUser, sameText, secureCookies, SESSION_COOKIE, setSessionCookie } from "../browser-session.js"
 import { FormError, readForm } from "../oauth/form.js"
@@ -50,11 +50,11 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
       const { t } = ctx
       const main: Array<NavItem> = [{ href: root, label: t("Overview"), key: "overview" }]
       if (ctx.isAdmin) main.push({ href: `${root}/keys`, label: t("API keys"), key: "keys" }, { href: `${root}/members`, label: t("Members"), key: "members" }, { href: `${root}/apps`, label: t("Authorized apps"), key: "apps" })
-      main.push({ href: `${root}/events`, label: t("Event feed"), key: "events" })
+      if (can(ctx.principal, "events", "read")) main.push({ href: `${root}/events`, label: t("Event feed"), key: "events" })
       main.push({ href: `${root}/deleted`, label: t("Deleted records"), key: "deleted" })
       const resources = registry
         .filter((resource) => resource.storage !== "catalog" && resource.name !== "events" && !resource.nestedUnder)
-        .filter((resource) => !resource.adminOnly || ctx.isAdmin)
+        .filter((resource) => can(ctx.principal, resource.name, "read", resource.adminOnly))
         .map((resource) => ({ href: `${root}/r/${resource.name}`, label: resourceLabel(resource), key: `r:${resource.name}` }))
       return { main, resources }
     }
