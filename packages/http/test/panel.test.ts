@@ -213,6 +213,25 @@ describe.each(storeKinds)("The panel over HTTP on %s", (kind) => {
     expect((await tokenRequest(host.url, { ...client, secret: fresh }, refresh)).status).not.toBe(401)
   })
 
+  it("switches between the user's companies, and only to theirs", async () => {
+    const both = await createOAuthUser(host, [{ tenantId: tenant.id, role: "admin" }, { tenantId: other.id, role: "member", permissions: ["products:read"] }])
+    const { session, csrf, page } = await signedIn(host, both)
+    const current = (html: string) => /<option value="([^"]+)" selected>/.exec(html)?.[1]
+    const first = current(page.text)
+    const second = first === tenant.id ? other.id : tenant.id
+    expect((await session.post(`${host.url}/panel/tenant`, { csrf, tenant_id: second })).status).toBe(303)
+    const switched = await session.get(`${host.url}/panel`)
+    expect(current(switched.text)).toBe(second)
+    // The role follows the company: admin in one, member in the other.
+    expect(switched.text.includes(`href="/panel/keys"`)).toBe(second === tenant.id)
+    const stranger = await host.createTenant("BR")
+    await session.post(`${host.url}/panel/tenant`, { csrf, tenant_id: stranger.id })
+    expect(current((await session.get(`${host.url}/panel`)).text)).toBe(second)
+    // A forged cookie naming another company falls back to one of the user's own.
+    session.cookies.set("erp_panel_tenant", stranger.id)
+    expect([tenant.id, other.id]).toContain(current((await session.get(`${host.url}/panel`)).text))
+  })
+
   it("answers malformed requests with a 4xx page, never a 5xx", async () => {
     const { session, csrf } = await signedIn(host, admin)
     const gets = [
