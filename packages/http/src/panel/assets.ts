@@ -60,6 +60,7 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 .small { font-size: .85rem; }
 .flash { padding: .7rem 1rem; border-radius: .5rem; margin-bottom: 1rem; background: var(--ok-bg); color: var(--ok); }
 .error, .alert { padding: .7rem 1rem; border-radius: .5rem; margin-bottom: 1rem; background: var(--bad-bg); color: var(--bad); }
+.alert { background: var(--warn-bg); color: var(--warn); }
 .field-error { color: var(--bad); font-size: .88rem; margin: .25rem 0 0; }
 label { display: block; font-weight: 600; margin: 1rem 0 .3rem; }
 .hint { color: var(--muted); font-size: .85rem; margin: .25rem 0 0; }
