@@ -23,9 +23,10 @@ import { layerHandlers, makeHandlers } from "./handlers.js"
 import { checkPortFree } from "./listen.js"
 import { withHostConcerns } from "./middleware.js"
 import { layerServerFailures } from "./server-errors.js"
-import { SignInHook } from "./oauth/authorize.js"
+import { SignInHook } from "./browser-session.js"
 import { layerOAuthRoutes } from "./oauth/routes.js"
 import { layerMcpRoutes, McpAllowedOrigins } from "./mcp-route.js"
+import { layerPanelRoutes } from "./panel/routes.js"
 import { ArrivedAs } from "./middleware.js"
 import { publicPath, routedUrl, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
 
@@ -33,18 +34,24 @@ import { publicPath, routedUrl, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
  * The API over a registry (the built-in one by default, or yours with resources of
  * your own declared on the same engine), with its handlers and `/openapi.json`.
  */
-export const makeHttpApiLayer = (registry: ReadonlyArray<AnyResource> = allResources) => {
+export const makeHttpApiLayer = (registry: ReadonlyArray<AnyResource> = allResources, options: PanelOption = {}) => {
   const api = registry === allResources ? Api : makeApi(registry)
   const handlers = registry === allResources ? layerHandlers : makeHandlers(api, registry)
-  return Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes, layerMcpRoutes, layerServerFailures).pipe(
+  const panel = options.panel === false ? Layer.empty : layerPanelRoutes(registry)
+  return Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes, layerMcpRoutes, panel, layerServerFailures).pipe(
     Layer.provideMerge(HttpApiBuilder.api(api).pipe(Layer.provide(handlers), Layer.provide(layerAuthentication)))
   )
+}
+
+export interface PanelOption {
+  /** Serve the panel at `/panel` (default true; `erp serve --no-panel` turns it off). */
+  readonly panel?: boolean
 }
 
 /** The API with its handlers and `/openapi.json`; needs the core services. */
 export const layerHttpApi = makeHttpApiLayer()
 
-export interface ListenOptions {
+export interface ListenOptions extends PanelOption {
   readonly port?: number
   readonly host?: string
   /** The resources to serve; the built-in registry by default. */
@@ -54,7 +61,7 @@ export interface ListenOptions {
 /** The Node HTTP server serving the API (and exposing `HttpServer` for its address); needs the core services. */
 export const layerNodeServer = (options: ListenOptions = {}) =>
   HttpApiBuilder.serve(withHostConcerns).pipe(
-    Layer.provide(options.resources ? makeHttpApiLayer(options.resources) : layerHttpApi),
+    Layer.provide(options.resources || options.panel === false ? makeHttpApiLayer(options.resources, options) : layerHttpApi),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
   )
 
@@ -100,7 +107,7 @@ export interface StoreOptions {
   readonly webhooks?: boolean | DispatcherOptions
 }
 
-export interface FetchHandlerOptions extends StoreOptions {
+export interface FetchHandlerOptions extends StoreOptions, PanelOption {
   /**
    * The path the handler is mounted under (`/erp`): requests arrive with it (the handler
    * takes it off before routing) and every generated URL, form action and cookie path
@@ -182,7 +189,7 @@ export const createFetchHandler = async (options: FetchHandlerOptions = {}) => {
   const settings = Context.get(runtime.context, OAuthConfig)
   const web = HttpApiBuilder.toWebHandler(
     // provideMerge: the host middleware reads the settings (base path, public URL) from the same context.
-    Layer.mergeAll(layerHttpApi, HttpServer.layerContext).pipe(Layer.provideMerge(Layer.succeedContext(runtime.context))),
+    Layer.mergeAll(options.panel === false ? makeHttpApiLayer(allResources, options) : layerHttpApi, HttpServer.layerContext).pipe(Layer.provideMerge(Layer.succeedContext(runtime.context))),
     { middleware: withHostConcerns }
   )
   const base = settings.basePath
@@ -224,7 +231,7 @@ export const startServer = async (options: StoreOptions & ListenOptions = {}) =>
     throw explainStartupFailure(error, context)
   })
   const { runtime, value: address } = await openRuntime(
-    () => ManagedRuntime.make(layerNodeServer(listen).pipe(Layer.provideMerge(layerCoreOf(options, location)))),
+    () => ManagedRuntime.make(layerNodeServer({ ...listen, ...(options.panel === false ? { panel: false } : {}) }).pipe(Layer.provideMerge(layerCoreOf(options, location)))),
     (made) => made.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address)),
     context
   )

@@ -45,7 +45,7 @@ export const runServe = async (options: ServeOptions, flags: StoreFlags) => {
     return yield* Effect.never
   }).pipe(
     Effect.provide(Layer.suspend(() =>
-      Layer.merge(layerNodeServer(listen), layerWebhooksIf(options.webhooks, webhooks)).pipe(Layer.provideMerge(layerCore(store, { oauth })))
+      Layer.merge(layerNodeServer({ ...listen, panel: options.panel }), layerWebhooksIf(options.webhooks, webhooks)).pipe(Layer.provideMerge(layerCore(store, { oauth })))
     )),
     // A start-up failure is one plain line; SIGINT and SIGTERM interrupt (closing the store), which is no failure.
     Effect.catchAllCause((cause) => Effect.sync(() => reportFailure(explainStartupFailure(cause, context), flags.verbose === true)))

@@ -9,6 +9,7 @@ export interface ServeOptions {
   readonly trustProxy?: boolean
   readonly json?: boolean
   readonly webhooks: boolean
+  readonly panel: boolean
 }
 
 const EXAMPLES = `
@@ -23,6 +24,7 @@ Examples:
   erp serve --public-url https://erp.example.com        # behind a proxy: the OAuth issuer
   erp serve --public-url https://example.com/erp        # behind a proxy that maps /erp/… to /…
   erp serve --no-webhooks                               # webhooks sent by "erp worker" processes instead
+  erp serve --no-panel                                  # the API only: no web console at /panel
 `
 
 export const registerServe = (program: Command) =>
@@ -36,6 +38,7 @@ export const registerServe = (program: Command) =>
     .option("--trust-proxy", "Per-IP limits read X-Forwarded-For (only behind a proxy that sets it; default ERP_TRUST_PROXY)")
     .option("--json", "Once listening, print {\"url\", \"store\", \"demo\"} as one JSON line instead of the banner (demo: the first start's tenant, admin and key)")
     .option("--no-webhooks", "Do not send webhooks from this host (run erp worker instead)")
+    .option("--no-panel", "Do not serve the panel, the tenant admins' web console at /panel")
     .option("--allow-private-webhooks", "Webhook URLs may be http and private or loopback addresses: development and tests only (ERP_WEBHOOKS_ALLOW_PRIVATE=true)")
     .addHelpText("after", EXAMPLES)
     .action(async (options: ServeOptions, command: Command) => {

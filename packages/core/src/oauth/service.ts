@@ -16,6 +16,25 @@ export interface OAuthClient {
   readonly revoked_at: string | null
 }
 
+/**
+ * An application's access to a tenant, as the panel's "Authorized apps" lists it: one
+ * refresh-token family (a consent), alive while its refresh token is.
+ */
+export interface OAuthGrant {
+  /** The token family: revoking it ends every token of the consent. */
+  readonly id: string
+  readonly client_id: string
+  readonly client_name: string
+  readonly user_email: string
+  readonly scope: string
+  /** The MCP resource's grants act in each company of the user: they name none. */
+  readonly every_company: boolean
+  readonly created_at: string
+  /** When the last token of the family was issued (the app's last refresh). */
+  readonly last_issued_at: string
+  readonly expires_at: string
+}
+
 export interface TokenSet {
   readonly access_token: string
   readonly token_type: "Bearer"
@@ -67,7 +86,17 @@ export class OAuth extends Context.Tag("erp/core/OAuth")<OAuth, {
     readonly redirectUris: ReadonlyArray<string>
     readonly kind: OAuthClient["kind"]
     readonly registration: OAuthClient["registration"]
+    /** The tenant whose admin made it in the panel (none for operator and dynamic clients). */
+    readonly tenantId?: string
   }) => Effect.Effect<{ readonly client: OAuthClient; readonly secret: string | undefined }, InvalidRequest>
+  /** Clients a tenant's admins made in the panel. */
+  readonly tenantClients: (tenantId: string) => Effect.Effect<ReadonlyArray<OAuthClient>>
+  /** A new secret for a tenant's confidential client (the old one stops working at once); shown only here. */
+  readonly rotateClientSecret: (tenantId: string, clientId: string) => Effect.Effect<{ readonly client: OAuthClient; readonly secret: string }, NotFound | InvalidRequest>
+  /** Live consents acting in the tenant: its own grants and its members' every-company (MCP) grants. */
+  readonly tenantGrants: (tenantId: string) => Effect.Effect<ReadonlyArray<OAuthGrant>>
+  /** Ends one of `tenantGrants`: every access and refresh token of the family. */
+  readonly revokeGrant: (tenantId: string, grantId: string) => Effect.Effect<void, NotFound>
   readonly listClients: Effect.Effect<ReadonlyArray<OAuthClient>>
   readonly findClient: (clientId: string) => Effect.Effect<Option.Option<OAuthClient>>
   /** RFC 6749 2.3: a confidential client proves its secret; a public client sends none. */

@@ -12,6 +12,7 @@ import sales from "./migrations/0009_sales.js"
 import mcpSessions from "./migrations/0010_mcp_sessions.js"
 import webhooks from "./migrations/0011_webhooks.js"
 import integratorSafety from "./migrations/0012_integrator_safety.js"
+import panelOAuth from "./migrations/0013_panel_oauth.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -26,7 +27,8 @@ export const migrations = {
   "0009_sales": sales,
   "0010_mcp_sessions": mcpSessions,
   "0011_webhooks": webhooks,
-  "0012_integrator_safety": integratorSafety
+  "0012_integrator_safety": integratorSafety,
+  "0013_panel_oauth": panelOAuth
 }
 
 const run = Migrator.make({})

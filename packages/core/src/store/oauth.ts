@@ -10,7 +10,7 @@ import { isUuid } from "../engine/filter.js"
 import { invalid, NotFound, Unauthenticated } from "../errors.js"
 import { oauthError } from "../oauth/errors.js"
 import { grantsFromScopes, parseScope } from "../oauth/scopes.js"
-import { type CodeRequest, OAuth, type OAuthClient, type TenantMembership, type TokenSet } from "../oauth/service.js"
+import { type CodeRequest, OAuth, type OAuthClient, type OAuthGrant, type TenantMembership, type TokenSet } from "../oauth/service.js"
 import { mcpResource, OAuthConfig, sameResource } from "../oauth/settings.js"
 import { Tenancy } from "../tenancy/tenancy.js"
 import { SIGNING_ALGORITHM, type SigningKey, SigningKeys } from "./signing-keys.js"
@@ -253,7 +253,7 @@ export const layerOAuth = Layer.effect(
       })
 
     return OAuth.of({
-      createClient: ({ name, redirectUris, kind, registration }) =>
+      createClient: ({ name, redirectUris, kind, registration, tenantId }) =>
         Effect.gen(function* () {
           if (!name.trim()) return yield* Effect.fail(invalid("A client needs a name", "INVALID_CLIENT_METADATA"))
           if (redirectUris.length === 0) return yield* Effect.fail(invalid("A client needs at least one redirect URI", "INVALID_REDIRECT_URI"))
@@ -263,12 +263,47 @@ export const layerOAuth = Layer.effect(
           }
           const clientId = `client_${randomText(24, BASE62)}`
           const secret = kind === "confidential" ? `secret_${randomText(43, BASE62)}` : undefined
-          const rows = yield* sql<ClientRow>`INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, kind, registration)
-            VALUES (${clientId}, ${secret ? hashSecret(secret) : null}, ${name.trim()}, ${JSON.stringify(redirectUris)}::jsonb, ${kind}, ${registration})
+          const rows = yield* sql<ClientRow>`INSERT INTO oauth_clients (client_id, secret_hash, name, redirect_uris, kind, registration, tenant_id)
+            VALUES (${clientId}, ${secret ? hashSecret(secret) : null}, ${name.trim()}, ${JSON.stringify(redirectUris)}::jsonb, ${kind}, ${registration}, ${tenantId ?? null}::uuid)
             RETURNING id, client_id, secret_hash, name, redirect_uris, kind, registration, created_at, revoked_at`.pipe(Effect.orDie)
           return { client: toClient(rows[0]), secret }
         }),
       listClients: Effect.map(clientRows(sql`TRUE ORDER BY created_at, id`), (rows) => rows.map(toClient)),
+      tenantClients: (tenantId) =>
+        isUuid(tenantId) ? Effect.map(clientRows(sql`tenant_id = ${tenantId}::uuid ORDER BY created_at, id`), (rows) => rows.map(toClient)) : Effect.succeed([]),
+      rotateClientSecret: (tenantId, clientId) =>
+        Effect.gen(function* () {
+          const notFound = new NotFound({ message: `OAuth client ${clientId} not found`, code: "CLIENT_NOT_FOUND" })
+          if (!isUuid(tenantId)) return yield* Effect.fail(notFound)
+          const rows = yield* clientRows(sql`client_id = ${clientId} AND tenant_id = ${tenantId}::uuid AND revoked_at IS NULL`)
+          if (!rows[0]) return yield* Effect.fail(notFound)
+          if (rows[0].kind !== "confidential") return yield* Effect.fail(invalid("A public client has no secret to rotate", "PUBLIC_CLIENT"))
+          const secret = `secret_${randomText(43, BASE62)}`
+          yield* sql`UPDATE oauth_clients SET secret_hash = ${hashSecret(secret)}, updated_at = now() WHERE client_id = ${clientId}`.pipe(Effect.orDie)
+          return { client: toClient(rows[0]), secret }
+        }),
+      tenantGrants: (tenantId) =>
+        isUuid(tenantId)
+          ? sql<OAuthGrant>`SELECT t.family_id AS id, t.client_id, c.name AS client_name, u.email AS user_email, min(t.scope) AS scope,
+                bool_and(t.tenant_id IS NULL) AS every_company, min(t.created_at) AS created_at, max(t.created_at) AS last_issued_at,
+                max(t.expires_at) FILTER (WHERE t.kind = 'refresh') AS expires_at
+              FROM oauth_tokens t JOIN oauth_clients c ON c.client_id = t.client_id JOIN users u ON u.id = t.user_id
+              WHERE (t.tenant_id = ${tenantId}::uuid
+                OR (t.tenant_id IS NULL AND EXISTS (SELECT 1 FROM memberships m WHERE m.tenant_id = ${tenantId}::uuid AND m.user_id = t.user_id)))
+              GROUP BY t.family_id, t.client_id, c.name, u.email
+              HAVING bool_or(t.kind = 'refresh' AND t.revoked_at IS NULL AND t.rotated_at IS NULL AND t.expires_at > now())
+              ORDER BY min(t.created_at) DESC`.pipe(Effect.orDie)
+          : Effect.succeed([]),
+      revokeGrant: (tenantId, grantId) =>
+        Effect.gen(function* () {
+          const notFound = new NotFound({ message: `Grant ${grantId} not found`, code: "GRANT_NOT_FOUND" })
+          if (!isUuid(tenantId) || !isUuid(grantId)) return yield* Effect.fail(notFound)
+          const rows = yield* sql<{ id: string }>`UPDATE oauth_tokens t SET revoked_at = coalesce(t.revoked_at, now())
+            WHERE t.family_id = ${grantId}::uuid AND (t.tenant_id = ${tenantId}::uuid
+              OR (t.tenant_id IS NULL AND EXISTS (SELECT 1 FROM memberships m WHERE m.tenant_id = ${tenantId}::uuid AND m.user_id = t.user_id)))
+            RETURNING t.id`.pipe(Effect.orDie)
+          if (rows.length === 0) return yield* Effect.fail(notFound)
+        }),
       findClient: (clientId) => Effect.map(findClientRow(clientId), Option.map(toClient)),
       authenticateClient: ({ clientId, secret }) =>
         Effect.gen(function* () {

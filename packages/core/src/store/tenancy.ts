@@ -2,12 +2,12 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Layer, Option } from "effect"
 import { type PermissionGrant } from "../auth/permissions.js"
-import { grantsFromRows, type Principal } from "../auth/principal.js"
+import { grantsFromRows, type Principal, type Role } from "../auth/principal.js"
 import { hashSecret, newApiKeyToken, parseApiKeyToken, sameHash } from "../auth/tokens.js"
 import { requireUuid } from "../engine/service.js"
 import { isUuid, isValidDate } from "../engine/filter.js"
-import { Conflict, invalid, NotFound, Unauthenticated } from "../errors.js"
-import { type ApiKey, type Membership, Tenancy, type Tenant, type User } from "../tenancy/tenancy.js"
+import { Conflict, invalid, NotFound, Unauthenticated, unprocessable } from "../errors.js"
+import { type ApiKey, type Member, type Membership, Tenancy, type Tenant, type User } from "../tenancy/tenancy.js"
 import { defaultTimeZone, looksLikeTimeZone } from "../tenancy/time-zones.js"
 import { isUniqueViolation } from "./sql-errors.js"
 import { rateLimitProblem } from "../ratelimit/credential-limits.js"
@@ -106,6 +106,31 @@ export const layerTenancy = Layer.effect(
       return problem ? Effect.fail(invalid(problem, "INVALID_RATE_LIMIT")) : Effect.void
     }
 
+    const PERMISSIONS_OF_MEMBER = `coalesce((SELECT jsonb_agg(jsonb_build_object('resource_code', p.resource_code, 'can_read', p.can_read,
+      'can_create', p.can_create, 'can_update', p.can_update, 'can_delete', p.can_delete) ORDER BY p.resource_code)
+      FROM membership_permissions p WHERE p.tenant_id = m.tenant_id AND p.membership_id = m.id), '[]'::jsonb) AS permissions`
+
+    const selectMembers = (tenantId: string, membershipId?: string) =>
+      sql<Member>`SELECT m.id, m.tenant_id, m.user_id, m.role, m.created_at, u.email, u.name,
+        ${sql.literal(PERMISSIONS_OF_MEMBER)} FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.tenant_id = ${tenantId}::uuid ${membershipId === undefined ? sql`` : sql`AND m.id = ${membershipId}::uuid`} ORDER BY lower(u.email)`.pipe(Effect.orDie)
+
+    const memberNotFound = new NotFound({ message: "Member not found", code: "MEMBER_NOT_FOUND" })
+
+    /**
+     * Inside a transaction: the membership, with the tenant's admin rows locked so two
+     * concurrent demotions cannot both pass the last-admin check.
+     */
+    const lockedMember = (tenantId: string, membershipId: string) =>
+      Effect.gen(function* () {
+        const admins = yield* sql<{ id: string }>`SELECT id FROM memberships WHERE tenant_id = ${tenantId}::uuid AND role = 'admin' ORDER BY id FOR UPDATE`.pipe(Effect.orDie)
+        const rows = yield* sql<{ id: string; role: Role }>`SELECT id, role FROM memberships WHERE tenant_id = ${tenantId}::uuid AND id = ${membershipId}::uuid FOR UPDATE`.pipe(Effect.orDie)
+        if (!rows[0]) return yield* Effect.fail(memberNotFound)
+        return { membership: rows[0], lastAdmin: rows[0].role === "admin" && admins.length === 1 }
+      })
+
+    const lastAdmin = () => unprocessable("A company keeps at least one admin", { role: ["the last admin cannot be demoted or removed"] }, "LAST_ADMIN")
+
     return Tenancy.of({
       setRateLimit: (id, perMinute) =>
         Effect.gen(function* () {
@@ -114,6 +139,35 @@ export const layerTenancy = Layer.effect(
           const rows = yield* sql<Tenant>`UPDATE tenants SET rate_limit_per_minute = ${perMinute}, updated_at = now() WHERE id = ${tenant.id}::uuid
             RETURNING id, name, country_code, time_zone, created_at, updated_at`.pipe(Effect.orDie)
           return rows[0]
+        }),
+      listMembers: (tenantId) => Effect.flatMap(getTenant(tenantId), (tenant) => selectMembers(tenant.id)),
+      updateMember: ({ tenantId, membershipId, role, permissions }) =>
+        Effect.gen(function* () {
+          const tenant = yield* getTenant(tenantId)
+          const id = yield* requireUuid(membershipId, "member id")
+          yield* sql.withTransaction(
+            Effect.gen(function* () {
+              const found = yield* lockedMember(tenant.id, id)
+              if (found.lastAdmin && role !== "admin") return yield* Effect.fail(lastAdmin())
+              yield* sql`UPDATE memberships SET role = ${role}, updated_at = now() WHERE tenant_id = ${tenant.id}::uuid AND id = ${id}::uuid`.pipe(Effect.orDie)
+              yield* sql`DELETE FROM membership_permissions WHERE tenant_id = ${tenant.id}::uuid AND membership_id = ${id}::uuid`.pipe(Effect.orDie)
+              yield* insertGrants("membership_permissions", "membership_id", tenant.id, id, role === "admin" ? [] : permissions).pipe(Effect.orDie)
+            })
+          ).pipe(Effect.catchTag("SqlError", Effect.die))
+          const [member] = yield* selectMembers(tenant.id, id)
+          return member
+        }),
+      removeMember: (tenantId, membershipId) =>
+        Effect.gen(function* () {
+          const tenant = yield* getTenant(tenantId)
+          const id = yield* requireUuid(membershipId, "member id")
+          yield* sql.withTransaction(
+            Effect.gen(function* () {
+              const found = yield* lockedMember(tenant.id, id)
+              if (found.lastAdmin) return yield* Effect.fail(lastAdmin())
+              yield* sql`DELETE FROM memberships WHERE tenant_id = ${tenant.id}::uuid AND id = ${id}::uuid`.pipe(Effect.orDie)
+            })
+          ).pipe(Effect.catchTag("SqlError", Effect.die))
         }),
       setTimeZone: (id, timeZone) =>
         Effect.gen(function* () {

@@ -1,7 +1,7 @@
 import { Context, type Effect, Schema } from "effect"
 import type { Principal, Role } from "../auth/principal.js"
 import type { PermissionGrant } from "../auth/permissions.js"
-import type { Conflict, InvalidRequest, NotFound, Unauthenticated } from "../errors.js"
+import type { Conflict, InvalidRequest, NotFound, Unauthenticated, Unprocessable } from "../errors.js"
 
 export const Tenant = Schema.Struct({
   id: Schema.String,
@@ -29,6 +29,12 @@ export interface Membership {
   readonly role: Role
   readonly permissions: ReadonlyArray<PermissionGrant>
   readonly created_at: string
+}
+
+/** A membership with the user it names, as the panel's members screen lists it. */
+export interface Member extends Membership {
+  readonly email: string
+  readonly name: string
 }
 
 export interface ApiKey {
@@ -76,6 +82,16 @@ export class Tenancy extends Context.Tag("erp/core/Tenancy")<Tenancy, {
     role: Role
     permissions?: ReadonlyArray<PermissionGrant>
   }) => Effect.Effect<Membership, NotFound | Conflict | InvalidRequest>
+  readonly listMembers: (tenantId: string) => Effect.Effect<ReadonlyArray<Member>, NotFound | InvalidRequest>
+  /** Changes a member's role and replaces their permissions; a tenant always keeps one admin (422 LAST_ADMIN). */
+  readonly updateMember: (input: {
+    tenantId: string
+    membershipId: string
+    role: Role
+    permissions: ReadonlyArray<PermissionGrant>
+  }) => Effect.Effect<Member, NotFound | InvalidRequest | Unprocessable>
+  /** Ends a membership (the user's sessions and tokens stop acting in the tenant); never the last admin's. */
+  readonly removeMember: (tenantId: string, membershipId: string) => Effect.Effect<void, NotFound | InvalidRequest | Unprocessable>
   readonly createApiKey: (input: NewApiKey) => Effect.Effect<{ readonly key: ApiKey; readonly token: string }, NotFound | InvalidRequest>
   readonly listApiKeys: (tenantId: string) => Effect.Effect<ReadonlyArray<ApiKey>, NotFound | InvalidRequest>
   readonly revokeApiKey: (keyId: string) => Effect.Effect<ApiKey, NotFound | InvalidRequest>

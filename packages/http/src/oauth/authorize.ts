@@ -1,37 +1,22 @@
-import { type Cookies, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   AUTHORIZE_LIMIT,
-  BASE62,
   mcpResource,
   type OAuthClient,
   OAuth,
   OAuthConfig,
   parseScope,
-  randomText,
   RateLimiter,
   sameResource,
-  Tenancy,
   textProblem
 } from "@erp/core"
-import { Context, Effect, Either, Option } from "effect"
-import { timingSafeEqual } from "node:crypto"
+import { Effect, Either, Option } from "effect"
+import { clearCookie, cookieOptions, CSRF_COOKIE, makeCurrentUser, newFormToken, sameText, secureCookies as secureCookiesOf, SESSION_COOKIE, setSessionCookie } from "../browser-session.js"
 import { readForm } from "./form.js"
 import { PAGE_HEADERS } from "./html.js"
 import { AUTHORIZE_PARAMS, type AuthorizeParams, consentPage, errorPage, signInPage } from "./pages.js"
 import { clientAddress, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
 import { publicPath, publicUrl } from "../public-url.js"
-
-/**
- * Lets an embedding app sign its users in with its own session: given the
- * request, it answers the user's id or email, or nothing to show our sign-in page.
- */
-export class SignInHook extends Context.Tag("erp/http/SignInHook")<
-  SignInHook,
-  (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
->() {}
-
-const SESSION_COOKIE = "erp_session"
-const CSRF_COOKIE = "erp_csrf"
 
 const html = (body: string, status = 200, extra: Record<string, string> = {}) =>
   HttpServerResponse.html(body).pipe(
@@ -48,12 +33,6 @@ const consentPolicy = (redirectUri: string) => {
   const url = new URL(redirectUri)
   const target = url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol
   return { "content-security-policy": PAGE_HEADERS["content-security-policy"].replace("form-action 'self'", `form-action 'self' ${target}`) }
-}
-
-const sameText = (left: string, right: string) => {
-  const a = Buffer.from(left)
-  const b = Buffer.from(right)
-  return a.length === b.length && timingSafeEqual(a, b)
 }
 
 /** Where the user agent is sent back with an error, once the redirect URI is known to be the client's (RFC 6749 4.1.2.1). */
@@ -83,17 +62,15 @@ interface Validated {
 const paramsFrom = (source: Readonly<Record<string, string | undefined>>): AuthorizeParams =>
   Object.fromEntries(AUTHORIZE_PARAMS.filter((name) => source[name] !== undefined).map((name) => [name, source[name]]))
 
-/** Cookies go back only to the OAuth pages, under the public path when served under one. */
-const cookieOptions = (basePath: string, secure: boolean, maxAgeSeconds: number) =>
-  ({ httpOnly: true, sameSite: "lax", path: `${basePath}/oauth`, secure, maxAge: `${maxAgeSeconds} seconds` }) as const
+/** The sign-in form's CSRF cookie goes back only to the OAuth pages, under the public path when served under one. */
+const formCookieOptions = (basePath: string, secure: boolean, maxAgeSeconds: number) => cookieOptions(`${basePath}/oauth`, secure, maxAgeSeconds)
 
 /** GET and POST /oauth/authorize: sign-in, tenant choice and consent, then a code (RFC 6749 4.1, RFC 7636). */
 export const makeAuthorize = Effect.gen(function* () {
   const oauth = yield* OAuth
-  const tenancy = yield* Tenancy
   const limiter = yield* RateLimiter
   const config = yield* OAuthConfig
-  const hook = yield* Effect.serviceOption(SignInHook)
+  const currentUser = yield* makeCurrentUser
   // Paths the browser is sent to carry the public path: the pages may be served under a prefix.
   const basePath = publicPath(config)
   const authorizePath = `${basePath}/oauth/authorize`
@@ -130,30 +107,12 @@ export const makeAuthorize = Effect.gen(function* () {
       return { client, everyCompany, redirectUri, redirectUriGiven: params.redirect_uri !== undefined, scopes: scopes.right, params, issuer }
     })
 
-  /** The signed-in user: the embedding app's session first, then ours. */
-  const currentUser = (request: HttpServerRequest.HttpServerRequest, cookies: Cookies.Cookies | Record<string, string>) =>
-    Effect.gen(function* () {
-      if (Option.isSome(hook)) {
-        const reference = yield* Effect.promise(() => hook.value({ headers: request.headers, url: request.url }))
-        if (reference) {
-          const user = yield* tenancy.getUser(reference).pipe(Effect.option)
-          if (Option.isSome(user)) return Option.some({ user: user.value, csrf: undefined as string | undefined, external: true })
-        }
-      }
-      const token = (cookies as Record<string, string>)[SESSION_COOKIE]
-      if (!token) return Option.none()
-      const session = yield* oauth.findSession(token)
-      if (Option.isNone(session)) return Option.none()
-      const user = yield* tenancy.getUser(session.value.userId).pipe(Effect.option)
-      return Option.map(user, (found) => ({ user: found, csrf: session.value.csrf as string | undefined, external: false }))
-    })
-
-  const secureCookies = (request: HttpServerRequest.HttpServerRequest) => publicUrl(config, request).startsWith("https:")
+  const secureCookies = (request: HttpServerRequest.HttpServerRequest) => secureCookiesOf(config, request)
 
   const showSignIn = (request: HttpServerRequest.HttpServerRequest, validated: Validated, extra: { email?: string; error?: string; status?: number } = {}) => {
-    const csrf = randomText(32, BASE62)
+    const csrf = newFormToken()
     return html(signInPage({ action: authorizePath, clientName: validated.client.name, params: validated.params, csrf, ...extra }), extra.status ?? 200).pipe(
-      HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, csrf, cookieOptions(basePath, secureCookies(request), 3600))
+      HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, csrf, formCookieOptions(basePath, secureCookies(request), 3600))
     )
   }
 
@@ -210,7 +169,7 @@ export const makeAuthorize = Effect.gen(function* () {
           const session = yield* oauth.createSession(signedIn.value.user.id)
           csrf = session.csrf
           response = (yield* showConsent(validated, signedIn.value.user, csrf)).pipe(
-            HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, session.token, cookieOptions(basePath, secureCookies(request), session.maxAgeSeconds))
+            setSessionCookie(basePath, secureCookies(request), session)
           )
         }
         return response ?? (yield* showConsent(validated, signedIn.value.user, csrf))
@@ -238,8 +197,8 @@ export const makeAuthorize = Effect.gen(function* () {
           const again = new URL(authorizePath, "http://local")
           for (const [name, value] of Object.entries(validated.params)) if (value !== undefined) again.searchParams.set(name, value)
           return HttpServerResponse.empty({ status: 303, headers: { location: `${again.pathname}${again.search}`, "cache-control": "no-store" } }).pipe(
-            HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, session.token, cookieOptions(basePath, secureCookies(request), session.maxAgeSeconds)),
-            HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, "", { ...cookieOptions(basePath, secureCookies(request), 0), expires: new Date(0) })
+            setSessionCookie(basePath, secureCookies(request), session),
+            clearCookie(CSRF_COOKIE, `${basePath}/oauth`, secureCookies(request))
           )
         }
         if (form.action !== "consent") return html(errorPage("Invalid request", "Unknown form action."), 400)

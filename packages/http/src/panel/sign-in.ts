@@ -1,0 +1,85 @@
+import { HttpServerRequest } from "@effect/platform"
+import { AUTHORIZE_LIMIT, RateLimiter } from "@erp/core"
+import { Effect, Option } from "effect"
+import { cookieOptions, CSRF_COOKIE, newFormToken, sameText, secureCookies, SESSION_COOKIE, sessionCookiePath, setSessionCookie } from "../browser-session.js"
+import { readForm } from "../oauth/form.js"
+import { clientAddress, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
+import { HttpServerResponse } from "@effect/platform"
+import type { Translate } from "./i18n.js"
+import { type Form, htmlResponse, type Kit, queryOf, seeOther } from "./kit.js"
+import { bare, escapeHtml } from "./layout.js"
+
+/** Only a path of the panel itself: never another site (an open redirect). */
+const safeNext = (root: string, next: string | undefined) =>
+  next !== undefined && (next === root || next.startsWith(`${root}/`) || next.startsWith(`${root}?`)) && !next.includes("//") ? next : root
+
+const signInForm = (input: { root: string; t: Translate; csrf: string; next: string; email?: string; error?: string }) => {
+  const { t } = input
+  return `<h1>${t("Sign in to the panel")}</h1>` +
+    (input.error ? `<p class="error" role="alert" id="sign-in-error">${escapeHtml(input.error)}</p>` : "") +
+    `<form method="post" action="${input.root}/sign-in">` +
+    `<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}"><input type="hidden" name="next" value="${escapeHtml(input.next)}">` +
+    `<label for="email">${t("Email")}</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(input.email ?? "")}"` +
+    `${input.error ? ` aria-describedby="sign-in-error"` : ""}>` +
+    `<label for="password">${t("Password")}</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
+    `<div class="form-actions"><button class="primary" type="submit">${t("Sign in")}</button></div></form>`
+}
+
+/** The panel's sign-in: the OAuth pages' accounts and session; the form's CSRF token rides in a cookie scoped to the panel. */
+export const makeSignIn = (kit: Kit) =>
+  Effect.gen(function* () {
+    const limiter = yield* RateLimiter
+    const show = (request: HttpServerRequest.HttpServerRequest, extra: { next?: string; email?: string; error?: string; status?: number } = {}) => {
+      const { root, locale, t } = kit.bareContext(request)
+      const csrf = newFormToken()
+      const next = safeNext(root, extra.next)
+      return htmlResponse(bare({ root, locale }, t("Sign in"), signInForm({ ...extra, root, t, csrf, next })), extra.status ?? 200).pipe(
+        HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, csrf, cookieOptions(root, secureCookies(kit.config, request), 3600))
+      )
+    }
+
+    const get = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      return show(request, { next: queryOf(request).get("next") ?? undefined })
+    })
+
+    const post = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      // The authorization page's limit per address: password guessing is as slow here as there.
+      const decision = yield* limiter.hit(`panel-sign-in:${clientAddress(request, kit.config.trustProxy)}`, AUTHORIZE_LIMIT)
+      if (!decision.allowed) return tooManyRequests(decision, "Too many sign-in attempts from this address")
+      const { t } = kit.bareContext(request)
+      const read = yield* readForm(request).pipe(Effect.option)
+      const form: Form = Option.getOrElse(read, (): Form => ({}))
+      const expected = request.cookies[CSRF_COOKIE]
+      if (Option.isNone(read) || !expected || !form.csrf || !sameText(expected, form.csrf)) {
+        return show(request, { next: form.next, error: t("Your form expired; please try again."), status: 403 })
+      }
+      const user = yield* kit.oauth.signIn(form.email ?? "", form.password ?? "")
+      if (Option.isNone(user)) return show(request, { next: form.next, email: form.email ?? "", error: t("Email or password is not right."), status: 401 })
+      const session = yield* kit.oauth.createSession(user.value.id)
+      return seeOther(safeNext(kit.root, form.next)).pipe(
+        setSessionCookie(kit.basePath, secureCookies(kit.config, request), session),
+        kit.forget(request, CSRF_COOKIE, kit.root),
+        HttpServerResponse.setHeaders(rateLimitHeaders(decision))
+      )
+    })
+
+    /** Ends our session (an embedding app's own session is its to end). */
+    const signOut = kit.posted((_ctx, _form, request) =>
+      Effect.gen(function* () {
+        const token = request.cookies[SESSION_COOKIE]
+        if (token) yield* kit.oauth.endSession(token)
+        return seeOther(`${kit.root}/sign-in`).pipe(kit.forget(request, SESSION_COOKIE, sessionCookiePath(kit.basePath)))
+      }))
+
+    /** The company switcher: only one of the user's own companies is remembered. */
+    const switchTenant = kit.posted((ctx, form, request) =>
+      Effect.succeed(
+        ctx.tenants.some((item) => item.tenant_id === form.tenant_id)
+          ? seeOther(ctx.root).pipe(kit.remember(request, form.tenant_id!))
+          : seeOther(ctx.root)
+      ))
+
+    return { get, post, signOut, switchTenant }
+  })
