@@ -85,6 +85,8 @@ export interface ResourceAction {
   readonly description: string
   /** The request body; absent: the action takes none (or a raw one, below). */
   readonly input?: Schema.Schema.AnyNoContext
+  /** A valid `input` body, shown in OpenAPI and on the docs page (required with `input`). */
+  readonly example?: Row
   /**
    * The body is a file, not JSON (an OFX statement): the action receives its bytes
    * (`Uint8Array`) over HTTP and the CLI, or its text (`string`) from an MCP tool argument.
