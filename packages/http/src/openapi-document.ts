@@ -102,7 +102,12 @@ const withExample = (media: Json | undefined, example: unknown) => {
 export const completeDocument = (registry: ReadonlyArray<AnyResource>) => (input: Record<string, unknown>): Record<string, unknown> => {
   const spec = structuredClone(input) as unknown as Json & { paths: Record<string, Record<string, Json>>; components: Json }
   const byName = new Map(publicResources(registry).map((resource) => [resource.name, resource]))
-  spec.info = { ...(spec.info as Json), license: { name: "MIT", identifier: "MIT" } }
+  const info = spec.info as Json
+  spec.info = {
+    ...info,
+    description: `${String(info.description ?? "")}\n\n## Authentication\n\n${AUTHENTICATION}\n\n## Versions\n\n\`GET /versions\` lists the versions and the dated changelog.`,
+    license: { name: "MIT", identifier: "MIT" }
+  }
   spec.servers = [{
     url: "{base_url}",
     description: "The host's address, with the base path where the API is mounted (`https://app.example.com/erp`)",
