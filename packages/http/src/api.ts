@@ -5,7 +5,7 @@ import { Schema } from "effect"
 import { Authentication } from "./authentication.js"
 import { completeDocument } from "./openapi-document.js"
 import { VersionsGroup } from "./versions.js"
-import { listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
+import { expandParameters, listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
 import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, ServiceUnavailable, TooManyRequests, UnprocessableEntity } from "./errors.js"
 
 const parentIdField = (resource: AnyResource): Record<string, typeof Schema.String> =>
@@ -75,7 +75,7 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
       .addSuccess(resource.record)
       .annotate(OpenApi.Summary, `Get a ${resource.singular}`)
       .annotate(OpenApi.Description, resource.write ? "Query `with_deleted=true` returns a soft-deleted record too." : `One ${resource.singular} by id.`)
-      .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...(operation.parameters ?? []), withDeletedParameter] }))
+      .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...(operation.parameters ?? []), withDeletedParameter, ...expandParameters(resource)] }))
   )
   if (resource.write) {
     const create = HttpApiEndpoint.post("create", `/${resource.name}`)

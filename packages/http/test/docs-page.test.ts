@@ -95,6 +95,6 @@ describe("the API reference at /docs in Chromium", () => {
     expect(script.headers.get("content-type")).toMatch(/javascript/)
     expect((await script.text()).length).toBeGreaterThan(1_000_000)
     const document = await fetch(`${host.url}/openapi.json`)
-    expect((await document.json()).openapi).toBe("3.1.0")
+    expect(((await document.json()) as { openapi: string }).openapi).toBe("3.1.0")
   })
 })

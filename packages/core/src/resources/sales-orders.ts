@@ -249,6 +249,7 @@ export const salesOrders = defineResource({
     references: { customer_id: (): AnyResource => customers as AnyResource }
   },
   numbering: { field: "record_number" },
+  expandable: ["customer", "items.product"],
   status: {
     field: "status",
     initial: "draft",
