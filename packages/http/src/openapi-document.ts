@@ -127,7 +127,10 @@ export const completeDocument = (registry: ReadonlyArray<AnyResource>) => (input
       const examples = errorExamples(resource)
       for (const [status, response] of Object.entries(responses)) {
         const media = jsonContent(response)
-        if (status === "400" && media) media.schema = { $ref: "#/components/schemas/BadRequest" }
+        if (status === "400" && media) {
+          media.schema = { $ref: "#/components/schemas/BadRequest" }
+          response.description = "Invalid input: body, query, id or api-version"
+        }
         withExample(media, examples[status])
       }
       const success = jsonContent(responses["200"] ?? responses["201"])
