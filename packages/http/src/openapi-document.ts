@@ -29,15 +29,15 @@ const errorExample = (status: number, message: string, code?: string, fields?: R
 /** One example error body per status an operation may answer, the 404 with its resource's own code. */
 const errorExamples = (resource: AnyResource | undefined): Readonly<Record<string, Json>> => ({
   "400": errorExample(400, "limit must be an integer from 1 to 100, got \"0\"", "INVALID_PARAMETER"),
-  "401": errorExample(401, "Missing credentials: send Authorization: Bearer <token>", "MISSING_CREDENTIALS"),
-  "403": errorExample(403, `This credential may not do this (${resource?.name ?? "products"}:read)`, "PERMISSION_DENIED"),
+  "401": errorExample(401, "Authentication required: send Authorization: Bearer <token>", "MISSING_CREDENTIALS"),
+  "403": errorExample(403, `This credential lacks the read permission on ${resource?.name ?? "products"}`, "PERMISSION_DENIED"),
   "404": errorExample(404, `${resource?.title ?? "Record"} not found`, resource?.notFoundCode ?? "ROUTE_NOT_FOUND"),
-  "409": errorExample(409, "A record with this value already exists", "DUPLICATE"),
-  "413": errorExample(413, "Request body over 1048576 bytes", "PAYLOAD_TOO_LARGE"),
-  "422": errorExample(422, "Validation failed", "VALIDATION_FAILED", { name: ["is required"] }),
-  "429": errorExample(429, "Rate limit exceeded; retry after the Retry-After delay", "RATE_LIMITED"),
+  "409": errorExample(409, `A ${resource?.title.toLowerCase() ?? "record"} with this reference_code already exists`, "DUPLICATE"),
+  "413": errorExample(413, "The request body exceeds 1048576 bytes", "PAYLOAD_TOO_LARGE"),
+  "422": errorExample(422, "A value breaks a rule of this record", "VALIDATION_FAILED", { status: ["cannot change from cancelled to draft"] }),
+  "429": errorExample(429, "Too many requests. Retry in 1 second.", "RATE_LIMITED"),
   "500": errorExample(500, "Internal server error", "INTERNAL_ERROR"),
-  "503": errorExample(503, "The store is busy; retry after the Retry-After delay", "STORE_UNAVAILABLE")
+  "503": errorExample(503, "The store is busy; try again shortly", "STORE_BUSY")
 })
 
 const emptyPage = {
