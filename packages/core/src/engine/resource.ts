@@ -456,7 +456,7 @@ const compileExpansions = (name: string, fields: Fields, children: ReadonlyArray
     }
   })
 
-/** An embed that `expand[]` may answer in full: the full record, or the embed as declared (`read` keeps decoding rows as before). */
+/** An embed that `expand[]` may answer in full: the embed as declared, or the full record (`read` keeps decoding rows as before). */
 const expandableField = (field: AnyField, path: string): AnyField => {
   const embed = field.embed
   if (!embed || embed.kind !== "one" || !field.output) return field
@@ -464,7 +464,7 @@ const expandableField = (field: AnyField, path: string): AnyField => {
   return {
     ...field,
     read: field.read ?? field.output,
-    output: Schema.Union(full, field.output).annotations({
+    output: Schema.Union(field.output, full).annotations({
       description: `${field.description ? `${field.description}. ` : ""}The full ${embed.resource().title.toLowerCase()} with \`expand[]=${path}\`, else the embed.`
     })
   }
