@@ -58,6 +58,11 @@ export const makeMemoryStore = () => {
     findMany: unsupported,
     findById: (resource, tenantId, id, options = {}) =>
       Effect.sync(() => Option.map(Option.fromNullable(find(resource, tenantId, id, options.withDeleted)), (row) => assemble(resource, row))),
+    findByIds: (resource, tenantId, ids) =>
+      Effect.sync(() => ids.flatMap((id) => {
+        const row = find(resource, tenantId, id, true)
+        return row ? [assemble(resource, row)] : []
+      })),
     missing: (resource, tenantId, ids) => Effect.sync(() => ids.map(String).filter((id) => !find(resource, tenantId, id))),
     insert: (resource, tenantId, values) =>
       Effect.sync(() => {

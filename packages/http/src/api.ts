@@ -3,7 +3,9 @@ import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { actionParameters, allResources, type AnyResource, pageOf, publicResources, type ResourceAction } from "@erp/core"
 import { Schema } from "effect"
 import { Authentication } from "./authentication.js"
-import { listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
+import { completeDocument } from "./openapi-document.js"
+import { VersionsGroup } from "./versions.js"
+import { expandParameters, listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
 import { withIntegratorHeaders } from "./openapi-headers.js"
 import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, PreconditionFailed, ServiceUnavailable, TooManyRequests, UnprocessableEntity } from "./errors.js"
 
@@ -37,7 +39,7 @@ const listDescription = (resource: AnyResource) => {
  * and lookups where declared; create, update and delete where it takes writes.
  */
 const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any> => {
-  const page = pageOf(resource.record, `${resource.title}Page`)
+  const page = pageOf(resource.record, `${resource.identifier}Page`)
   const collection = collectionPath(resource)
   const list = HttpApiEndpoint.get("list", collection)
   const endpoints: Array<HttpApiEndpoint.HttpApiEndpoint.Any> = [
@@ -73,8 +75,8 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
       .setPath(idPath(resource))
       .addSuccess(resource.record)
       .annotate(OpenApi.Summary, `Get a ${resource.singular}`)
-      .annotate(OpenApi.Description, resource.write ? "Query `with_deleted=true` returns a soft-deleted record too." : "")
-      .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...(operation.parameters ?? []), withDeletedParameter] }))
+      .annotate(OpenApi.Description, resource.write ? "Query `with_deleted=true` returns a soft-deleted record too." : `One ${resource.singular} by id.`)
+      .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...(operation.parameters ?? []), withDeletedParameter, ...expandParameters(resource)] }))
   )
   if (resource.write) {
     const create = HttpApiEndpoint.post("create", `/${resource.name}`)
@@ -86,7 +88,8 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
         .addError(Conflict)
         .addError(PayloadTooLarge)
         .addError(UnprocessableEntity)
-        .annotate(OpenApi.Summary, `Create a ${resource.singular}`),
+        .annotate(OpenApi.Summary, `Create a ${resource.singular}`)
+        .annotate(OpenApi.Description, `Creates a ${resource.singular} and answers it (201). Fields the server sets (ids, timestamps, totals) are refused (400 \`READ_ONLY_FIELD\`); business rules answer 422 with \`details.fields\`.`),
       HttpApiEndpoint.patch("update", `/${resource.name}/:id`)
         .setPath(idPath(resource))
         .setPayload(resource.write.updateInput)
@@ -147,24 +150,30 @@ export const resourceGroup = (resource: AnyResource) =>
 export const Health = Schema.Struct({ status: Schema.Literal("ok"), version: Schema.String }).annotations({ identifier: "Health" })
 
 export class HealthGroup extends HttpApiGroup.make("health")
-  .add(HttpApiEndpoint.get("health", "/health").addSuccess(Health).annotate(OpenApi.Summary, "Liveness and store check"))
-  .annotate(OpenApi.Exclude, false) {}
+  .add(HttpApiEndpoint.get("health", "/health").addSuccess(Health)
+    .annotate(OpenApi.Summary, "Liveness and store check")
+    .annotate(OpenApi.Description, "200 `{ status: \"ok\", version }` while the store answers a query; 500 `STORE_UNAVAILABLE` when it does not."))
+  .annotate(OpenApi.Exclude, false)
+  .annotate(OpenApi.Description, "Liveness: answers while the store answers. No credentials needed.") {}
 
 const base = HttpApi.make("erp")
   .add(HealthGroup)
+  .add(VersionsGroup)
   .addError(InternalServerError)
   .addError(ServiceUnavailable)
   .annotate(OpenApi.Title, "erp Integrations API")
   .annotate(OpenApi.Version, "v1")
   .annotate(OpenApi.Description, "Multi-tenant ERP integrations API. Send `api-version: v1` (the default) to pin the contract.")
-  .annotate(OpenApi.Transform, withIntegratorHeaders)
 
 /** One resource's group, its endpoints known only at run time. */
 export type ResourceGroup = ReturnType<typeof resourceGroup>
 
 /** A contract over a registry: health plus one group per declared resource. */
 export const makeApi = (registry: ReadonlyArray<AnyResource>) =>
-  publicResources(registry).reduce((api, resource) => api.add(resourceGroup(resource)) as typeof base, base)
+  publicResources(registry)
+    .reduce((api, resource) => api.add(resourceGroup(resource)) as typeof base, base)
+    // One transform (a second annotation would replace the first): the integrator headers, then what the generator leaves out.
+    .annotate(OpenApi.Transform, (document) => completeDocument(registry)(withIntegratorHeaders(document)))
 
 /** The whole contract of the built-in registry. */
 export const Api = makeApi(allResources)

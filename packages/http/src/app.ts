@@ -19,6 +19,7 @@ import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 import { Api, makeApi } from "./api.js"
 import { layerAuthentication } from "./authentication.js"
+import { layerDocsRoutes } from "./docs-page.js"
 import { layerHandlers, makeHandlers } from "./handlers.js"
 import { checkPortFree } from "./listen.js"
 import { withHostConcerns } from "./middleware.js"
@@ -32,13 +33,13 @@ import { publicPath, routedUrl, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
 
 /**
  * The API over a registry (the built-in one by default, or yours with resources of
- * your own declared on the same engine), with its handlers and `/openapi.json`.
+ * your own declared on the same engine), with its handlers, `/openapi.json` and the `/docs` page.
  */
 export const makeHttpApiLayer = (registry: ReadonlyArray<AnyResource> = allResources, options: PanelOption = {}) => {
   const api = registry === allResources ? Api : makeApi(registry)
   const handlers = registry === allResources ? layerHandlers : makeHandlers(api, registry)
   const panel = options.panel === false ? Layer.empty : layerPanelRoutes(registry)
-  return Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerOAuthRoutes, layerMcpRoutes, panel, layerServerFailures).pipe(
+  return Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerDocsRoutes, layerOAuthRoutes, layerMcpRoutes, panel, layerServerFailures).pipe(
     Layer.provideMerge(HttpApiBuilder.api(api).pipe(Layer.provide(handlers), Layer.provide(layerAuthentication)))
   )
 }

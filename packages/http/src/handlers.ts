@@ -4,6 +4,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { Api, type ResourceApi } from "./api.js"
 import { readJsonBody, readRawBody } from "./body.js"
+import { versionsBody } from "./versions.js"
 import { type ApiError, apiError, errorBody, InternalServerError, toApiError } from "./errors.js"
 import { preconditionOf, readResponse, recordResponse } from "./conditional.js"
 import { idempotent } from "./idempotency.js"
@@ -129,9 +130,13 @@ const healthHandlers = (api: typeof Api) => HttpApiBuilder.group(api, "health", 
     ))
 )
 
+const versionsHandlers = (api: typeof Api) => HttpApiBuilder.group(api, "versions", (handlers) =>
+  handlers.handle("versions", () => Effect.succeed(versionsBody()))
+)
+
 /** Handlers for every group of an API made by `makeApi(registry)`. */
 export const makeHandlers = (api: typeof Api, registry: ReadonlyArray<AnyResource>) =>
-  Layer.mergeAll(healthHandlers(api), ...publicResources(registry).map((resource) => resourceHandlers(api as unknown as ResourceApi, resource)))
+  Layer.mergeAll(healthHandlers(api), versionsHandlers(api), ...publicResources(registry).map((resource) => resourceHandlers(api as unknown as ResourceApi, resource)))
 
 /** Handlers for every group of the API, derived from the registry. */
 export const layerHandlers = makeHandlers(Api, allResources)

@@ -6,8 +6,9 @@ import { randomUUID } from "node:crypto"
 import { errorBody } from "./errors.js"
 import { CurrentTrace, logServerError, RETRY_AFTER_SECONDS, type RequestTrace } from "./server-errors.js"
 
-export const SUPPORTED_VERSIONS = ["v1"] as const
-export const CURRENT_VERSION = "v1"
+import { CURRENT_VERSION, SUPPORTED_VERSIONS } from "./versions.js"
+
+export { CURRENT_VERSION, SUPPORTED_VERSIONS }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 

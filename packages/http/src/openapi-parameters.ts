@@ -6,6 +6,8 @@ interface Parameter {
   readonly required: boolean
   readonly description: string
   readonly schema: Record<string, unknown>
+  readonly style?: "form"
+  readonly explode?: boolean
 }
 
 const query = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }): Parameter => ({
@@ -17,6 +19,24 @@ const query = (name: string, description: string, schema: Record<string, unknown
 })
 
 export const withDeletedParameter = query("with_deleted", "Include soft-deleted records (true or false).", { type: "boolean", default: false })
+
+/**
+ * `expand[]`, where the resource declares expansions: each names an embed answered as the
+ * full record instead (`expand=customer` and comma lists are accepted too).
+ */
+export const expandParameters = (resource: AnyResource): ReadonlyArray<Parameter> =>
+  resource.expansions.length === 0
+    ? []
+    : [{
+      name: "expand[]",
+      in: "query",
+      required: false,
+      style: "form",
+      explode: true,
+      description: `Answer these embeds as full records (as \`GET\` of their resource answers them), loaded in one query per expansion. ` +
+        `Repeat it (\`expand[]=${resource.expansions[0].path}\`); \`expand=a,b\` is accepted too. Needs read permission on the expanded resource; anything else is 400.`,
+      schema: { type: "array", items: { type: "string", enum: resource.expansions.map((expansion) => expansion.path) } }
+    }]
 
 /**
  * Query parameters of a list, derived from the resource's declared fields. The
@@ -32,6 +52,7 @@ export const listParameters = (resource: AnyResource): ReadonlyArray<Parameter> 
     ...(resource.search ? [query("search", "Full-text search, accent- and case-insensitive, every word as a prefix.")] : []),
     ...(resource.search?.payload ? [query("include_payload_search", "Search inside `metadata` too.", { type: "boolean", default: false })] : []),
     withDeletedParameter,
+    ...expandParameters(resource),
     query("filter", "JSON filter form, URL-encoded: `{\"logic\":\"and\",\"conditions\":[{\"f\":\"field\",\"op\":\"gte\",\"v\":\"10\"}]}`; groups nest with `and`/`or`.")
   ]
   const fields = Object.entries(resource.filters).map(([name, field]) =>

@@ -31,6 +31,12 @@ export const describeFilterFields = (resource: AnyResource): string =>
     )
     .join("\n")
 
+/** `expand`: embeds answered as full records (the resource's declared expansions; anything else is refused). */
+export const expandArgument = (resource: AnyResource) =>
+  Schema.optional(Schema.Array(Schema.String).annotations({
+    description: `Answer these embeds as full records instead: ${resource.expansions.map((expansion) => expansion.path).join(", ") || "none"}.`
+  }))
+
 /**
  * The arguments of `list_<resource>`: the spec's common list parameters, plus
  * `filters` as a JSON object instead of query-string keys. Descriptions are per
@@ -52,6 +58,7 @@ export const listArguments = (resource: AnyResource) => {
     })),
     search: Schema.optional(Schema.String.annotations({ description: "Full-text search: every word must match the start of a word." })),
     with_deleted: Schema.optional(Schema.Boolean.annotations({ description: "Include soft-deleted records (default false)." })),
+    expand: expandArgument(resource),
     include_payload_search: Schema.optional(Schema.Boolean.annotations({
       description: "Let search also match inside metadata (default false)."
     })),
@@ -77,7 +84,8 @@ export type ListArguments = Schema.Schema.Type<ReturnType<typeof listArguments>>
 /** Arguments a list cannot take, so the tool does not advertise them. */
 export const unsupportedListArguments = (resource: AnyResource): ReadonlyArray<string> => [
   ...(resource.search ? [] : ["search"]),
-  ...(resource.search?.payload ? [] : ["include_payload_search"])
+  ...(resource.search?.payload ? [] : ["include_payload_search"]),
+  ...(resource.expansions.length > 0 ? [] : ["expand"])
 ]
 
 const reserved: ReadonlySet<string> = new Set(COMMON_LIST_PARAMETERS)
@@ -109,6 +117,7 @@ export const toQueryParams = (args: ListArguments): Either.Either<QueryParams, I
     add("search", args.search)
     add("with_deleted", args.with_deleted)
     add("include_payload_search", args.include_payload_search)
+    for (const path of args.expand ?? []) add("expand[]", path)
     add("filter", typeof args.filter === "object" ? JSON.stringify(args.filter) : args.filter)
     for (const [key, argument] of Object.entries(args.filters ?? {})) pairs.push(...(yield* filterPairs(key, argument)))
     return pairs

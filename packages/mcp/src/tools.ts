@@ -19,7 +19,7 @@ import {
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import { type Context, Effect, Schema } from "effect"
 import { ANY_OBJECT, inputJsonSchema, type ObjectJsonSchema, outputJsonSchema } from "./json-schema.js"
-import { listArguments, toQueryParams, unsupportedListArguments } from "./list-arguments.js"
+import { expandArgument, listArguments, toQueryParams, unsupportedListArguments } from "./list-arguments.js"
 
 export type ToolArguments = Readonly<Record<string, unknown>>
 
@@ -114,20 +114,24 @@ const listTool = (resource: AnyResource): ToolDefinition => {
 const getTool = (resource: AnyResource): ToolDefinition => {
   const args = Schema.Struct({
     id: idArgument(resource),
-    with_deleted: Schema.optional(Schema.Boolean.annotations({ description: "Also find it when soft-deleted (default false)." }))
+    with_deleted: Schema.optional(Schema.Boolean.annotations({ description: "Also find it when soft-deleted (default false)." })),
+    expand: expandArgument(resource)
   })
   return {
     name: toolName("get", resource.singular),
     title: `Get a ${resource.singular}`,
     description: `One ${resource.singular} by id. ${resource.description}`,
-    inputSchema: inputJsonSchema(args),
+    inputSchema: withoutProperties(inputJsonSchema(args), resource.expansions.length > 0 ? [] : ["expand"]),
     outputSchema: outputJsonSchema(resource.record),
     annotations: { title: `Get a ${resource.singular}`, readOnlyHint: true, openWorldHint: false },
     run: (principal, input) =>
       decodeArguments(args, input).pipe(
-        Effect.flatMap(({ id, with_deleted }) =>
+        Effect.flatMap(({ id, with_deleted, expand }) =>
           withEngine((engine) =>
-            engine.get(resource, principal, String(id), with_deleted === undefined ? [] : [["with_deleted", String(with_deleted)]])
+            engine.get(resource, principal, String(id), [
+              ...(with_deleted === undefined ? [] : [["with_deleted", String(with_deleted)] as const]),
+              ...(expand ?? []).map((path) => ["expand[]", path] as const)
+            ])
           )
         )
       )

@@ -50,6 +50,8 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   /** The first row matching `filter` (validated against the declared fields). */
   readonly findOne: (resource: AnyResource, tenantId: string, filter: FilterNode, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
   readonly findById: (resource: AnyResource, tenantId: string, id: string, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
+  /** Live or deleted records among `ids`, in one query (an expansion of a whole page). */
+  readonly findByIds: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Row>>
   /** The first `limit` rows matching `filter`, in the default order (live ones unless `withDeleted`). */
   readonly findMany: (resource: AnyResource, tenantId: string, filter: FilterNode, options: FindOptions & { readonly limit: number }) => Effect.Effect<ReadonlyArray<Row>>
   /** Of `ids`, those that name no live record of `resource` the tenant can see (within `scope`, a catalog's scope rules). */

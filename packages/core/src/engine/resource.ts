@@ -85,6 +85,8 @@ export interface ResourceAction {
   readonly description: string
   /** The request body; absent: the action takes none (or a raw one, below). */
   readonly input?: Schema.Schema.AnyNoContext
+  /** A valid `input` body, shown in OpenAPI and on the docs page (required with `input`). */
+  readonly example?: Row
   /**
    * The body is a file, not JSON (an OFX statement): the action receives its bytes
    * (`Uint8Array`) over HTTP and the CLI, or its text (`string`) from an MCP tool argument.
@@ -268,6 +270,12 @@ export interface ResourceDeclaration<F extends Fields> {
     /** UUID fields of the example that must differ from record to record (a unique key): tests give each create a fresh one. */
     readonly unique?: ReadonlyArray<string>
   }
+  /**
+   * Embeds a client may ask in full with `expand[]=<path>` on get and list (Stripe's expand):
+   * `customer` (an `embedOne` field of the record) or `items.product` (one of a child
+   * collection's). The engine loads each with one query for the whole page.
+   */
+  readonly expandable?: ReadonlyArray<string>
   /** A per-tenant sequence, gapless under concurrency, set on create. */
   readonly numbering?: { readonly field: string }
   readonly status?: StatusMachine
@@ -297,6 +305,19 @@ export interface ResourceDeclaration<F extends Fields> {
    * something (`updated`), on soft delete (`deleted`).
    */
   readonly stamps?: { readonly created?: string; readonly updated?: string; readonly deleted?: string }
+}
+
+/** A declared expansion, compiled: which embed (of the record or of each child) it fills with the full record. */
+export interface Expansion {
+  /** As the client writes it: `customer`, `items.product`. */
+  readonly path: string
+  /** The child collection holding the embed, for `items.product`. */
+  readonly collection?: string
+  /** The embed field that receives the full record. */
+  readonly field: string
+  /** The field holding the other record's id. */
+  readonly key: string
+  readonly resource: () => AnyResource
 }
 
 /** A child collection, compiled. */
@@ -335,6 +356,8 @@ export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaratio
   readonly readOnly: ReadonlyArray<string>
   readonly hidden: ReadonlyArray<string>
   readonly children: ReadonlyArray<ChildCollection>
+  /** `expand[]` paths and what each fills (from `expandable`). */
+  readonly expansions: ReadonlyArray<Expansion>
   readonly write?: {
     readonly createInput: Schema.Schema.AnyNoContext
     readonly updateInput: Schema.Schema.AnyNoContext
@@ -414,11 +437,64 @@ const resolveSelf = (fields: Fields): Fields =>
     ])
   )
 
+/** Each `expandable` path checked against the fields: it must name a one-record embed, of the record or of a child collection. */
+const compileExpansions = (name: string, fields: Fields, children: ReadonlyArray<ChildCollection>, paths: ReadonlyArray<string>): ReadonlyArray<Expansion> =>
+  paths.map((path) => {
+    const [first, second, ...rest] = path.split(".")
+    const collection = second === undefined ? undefined : children.find((candidate) => candidate.name === first)
+    const field = second === undefined ? fields[first] : collection?.fields[second]
+    const embed = field?.embed
+    if (rest.length > 0 || !embed || embed.kind !== "one" || (second !== undefined && !collection)) {
+      throw new Error(`${name}: expandable "${path}" must name an embedOne field of the record or of a child collection`)
+    }
+    return {
+      path,
+      ...(collection ? { collection: collection.name } : {}),
+      field: second ?? first,
+      key: embed.key,
+      resource: () => embed.resource() as AnyResource
+    }
+  })
+
+/** An embed that `expand[]` may answer in full: the embed as declared, or the full record (`read` keeps decoding rows as before). */
+const expandableField = (field: AnyField, path: string): AnyField => {
+  const embed = field.embed
+  if (!embed || embed.kind !== "one" || !field.output) return field
+  const full = Schema.suspend((): Schema.Schema<any, any> => (embed.resource() as AnyResource).record)
+  return {
+    ...field,
+    read: field.read ?? field.output,
+    output: Schema.Union(field.output, full).annotations({
+      description: `${field.description ? `${field.description}. ` : ""}The full ${embed.resource().title.toLowerCase()} with \`expand[]=${path}\`, else the embed.`
+    })
+  }
+}
+
+/** The fields with each expandable embed's answer widened to "the embed, or the full record" (OpenAPI, MCP output schemas). */
+const widenExpandable = (fields: Fields, paths: ReadonlyArray<string>): Fields => {
+  const out: Record<string, AnyField> = { ...fields }
+  for (const path of paths) {
+    const [first, second] = path.split(".")
+    const field = out[first]
+    if (!field) continue
+    if (second === undefined) {
+      out[first] = expandableField(field, path)
+      continue
+    }
+    const spec = field.children
+    if (!spec || !spec.fields[second]) continue
+    const childFields = { ...spec.fields, [second]: expandableField(spec.fields[second], path) }
+    const item = recordSchema(childFields, { identifier: spec.identifier })
+    out[first] = { ...field, output: Schema.Array(item), children: { ...spec, fields: childFields } }
+  }
+  return out
+}
+
 /** Compiles a declaration: every schema, column list and filter derived from its fields. */
 export const defineResource = <F extends Fields>(declaration: ResourceDeclaration<F>): ResourceDefinition<RecordOf<F>> => {
   const identifier = declaration.identifier ?? pascal(declaration.title)
   const { writes, ...rest } = declaration
-  const fields = resolveSelf(declaration.fields)
+  const fields = widenExpandable(resolveSelf(declaration.fields), declaration.expandable ?? [])
   const record = recordSchema(fields, { identifier, description: declaration.description })
   for (const [name, field] of entries(fields)) {
     if (field.filter && !field.column && !field.embed) throw new Error(`${declaration.name}.${name}: only stored or derived fields filter`)
@@ -439,6 +515,7 @@ export const defineResource = <F extends Fields>(declaration: ResourceDeclaratio
     readOnly: readOnlyNames(fields),
     hidden: hiddenNames(fields),
     children: compileChildren(fields),
+    expansions: compileExpansions(declaration.name, fields, compileChildren(fields), declaration.expandable ?? []),
     ...(writes
       ? {
         write: {

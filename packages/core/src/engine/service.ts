@@ -8,6 +8,7 @@ import { Conflict as ConflictError } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
 import { decodeBody } from "./decode.js"
 import { checkUntrustedParams } from "./untrusted-input.js"
+import { applyExpansions, parseExpand, withoutExpand } from "./expand.js"
 import { applyChildren, applyInput, changedValues, childPlan, emptyPlan, withComputed } from "./draft.js"
 import { INT4_MAX } from "./fields.js"
 import type { AnyField } from "./field.js"
@@ -202,9 +203,11 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const secret = (yield* CursorSecret).key
         const services = yield* Effect.context<CatalogLookup | TaxEngine | SecretBox>()
 
-        const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, params: QueryParams) {
-          yield* untrustedParams(params)
+        const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
+          yield* untrustedParams(given)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
+          const expansions = yield* parseExpand(resource, given)
+          const params = withoutExpand(given)
           yield* requireFilters(resource, params)
           // The caller's visibility narrows the filter, and is part of the query a cursor is bound to.
           const scope = resource.visibility?.list ? resource.visibility.filter(principal) : undefined
@@ -243,8 +246,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             ? cursor({ direction: "previous", key: first.key, query: query.queryHash })
             : cursor({ direction: "previous", key: null, query: query.queryHash })
 
+          const records = yield* applyExpansions(repo, principal, page.map((row) => row.record), expansions)
           return {
-            data: page.map((row) => present(resource, row.record)),
+            data: records.map((record) => present(resource, record)),
             pagination: {
               limit: query.limit,
               has_next_page: hasNext,
@@ -284,11 +288,13 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const get = Effect.fn("ResourceEngine.get")(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
           yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
-          const withDeleted = yield* withDeletedParam(params)
+          const expansions = yield* parseExpand(resource, params)
+          const withDeleted = yield* withDeletedParam(withoutExpand(params))
           const checked = yield* requireId(resource, id)
           const scope = resource.visibility?.byId ? resource.visibility.filter(principal) : undefined
           const row = yield* repo.findById(resource, principal.tenantId, checked, { withDeleted, ...(scope ? { scope } : {}) }).pipe(Effect.flatMap(found(resource)))
-          return present(resource, row)
+          const [expanded] = yield* applyExpansions(repo, principal, [row], expansions)
+          return present(resource, expanded)
         })
 
         const lookup = Effect.fn("ResourceEngine.lookup")(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {

@@ -453,6 +453,7 @@ export const invoices = defineResource({
     ...timestamps()
   },
   defaultSort: { field: "invoice_date", order: "desc" },
+  expandable: ["customer"],
   search: { payload: false },
   writes: {
     example: {

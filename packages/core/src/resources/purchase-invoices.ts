@@ -215,6 +215,7 @@ export const purchaseInvoices = defineResource({
     ...timestamps()
   },
   defaultSort: { field: "issue_date", order: "desc" },
+  expandable: ["supplier"],
   search: { payload: true },
   writes: {
     example: {

@@ -88,6 +88,8 @@ export const quotes = defineResource({
     references: { customer_id: (): AnyResource => customers as AnyResource }
   },
   numbering: { field: "record_number" },
+  // The embed keeps the four fields of the 2026-08 change; the full customer is asked for.
+  expandable: ["customer"],
   status: {
     field: "status",
     initial: "pending",

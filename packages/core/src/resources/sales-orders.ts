@@ -140,6 +140,7 @@ const generateReceivables: ResourceAction = {
   description: "Splits the order's total into installments (to the cent, the remainder on the last), each a receivable with the order's " +
     "customer and sales_order_id. 422 for a cancelled order, a total of zero, or an order that already has active receivables (delete or cancel them first).",
   input: ReceivablesInput,
+  example: { installments: { count: 3, first_due_date: "2026-09-10", interval_months: 1 } },
   output: ReceivablesOutput,
   successStatus: 201,
   run: (context: ActionContext, body) =>
@@ -248,6 +249,7 @@ export const salesOrders = defineResource({
     references: { customer_id: (): AnyResource => customers as AnyResource }
   },
   numbering: { field: "record_number" },
+  expandable: ["customer", "items.product"],
   status: {
     field: "status",
     initial: "draft",

@@ -128,6 +128,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
       "Answers the allocation (201). Fully covered: paid (paid_at = the latest allocated transaction's posted_at); partly: partial. " +
       "422 beyond what is left to settle or what the transaction has left, for a cancelled record, a transaction of the wrong sign, ignored or missing.",
     input: AllocationInput,
+    example: { financial_transaction_id: "6f1c2b9e-3d47-4e8a-9b2f-5a0c7d1e4f36", allocated_amount: "150.00", notes: "Boleto paid on time" },
     output: Schema.suspend((): Schema.Schema<any, any> => allocationRecord),
     successStatus: 201,
     run: (context, body) =>

@@ -429,7 +429,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
       RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, exists, count, findOne, findMany, findById, missing, insert, update, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, exists, count, findOne, findMany, findById, findByIds: byIds, missing, insert, update, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)

@@ -126,6 +126,7 @@ const replay: ResourceAction = {
   description: `Creates a new delivery for every event of the change feed between since and until that the endpoint subscribes to ` +
     `(and that types names, when given), oldest first, at most ${REPLAY_LIMIT}. The feed keeps events 30 days.`,
   input: ReplayInput,
+  example: { since: "2026-08-01T00:00:00Z", types: ["sales-orders.*"] },
   output: Replayed,
   successStatus: 200,
   emits: false,
