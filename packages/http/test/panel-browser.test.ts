@@ -134,6 +134,27 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
     await expect(page.locator("h1").textContent()).resolves.toBe(created.body.name)
   })
 
+  it("creates a webhook endpoint whose secret is shown once, and shows a delivery in its log after a REST write", async () => {
+    await open()
+    await signIn(admin, "/panel/r/webhook-endpoints/new")
+    await page.fill("#f-url", "https://hooks.example.com/erp-panel-browser")
+    await page.fill("#f-events", "products.*")
+    await page.click("button:has-text('Create')")
+    await expect(page.locator("body").textContent()).resolves.toMatch(/whsec_[A-Za-z0-9+/=_-]+/)
+    const endpoint = page.url().match(/\/panel\/r\/webhook-endpoints\/([0-9a-f-]{36})/)?.[1] ??
+      (await page.locator("a[href*='/panel/r/webhook-endpoints/']").first().getAttribute("href"))!.match(/webhook-endpoints\/([0-9a-f-]{36})/)![1]
+    const name = `Hooked ${Date.now()}`
+    expect((await host.request("POST", "/products", { token: tenant.token, body: { name } })).status).toBe(201)
+    await page.goto(`${forwarder.url}/panel/r/webhook-endpoints/${endpoint}`)
+    // Shown once: the endpoint's page no longer holds the secret.
+    expect(await page.locator("body").textContent()).not.toMatch(/whsec_/)
+    const delivery = page.locator("#webhook-deliveries tr", { hasText: "products.create" })
+    await expect(delivery.count()).resolves.toBeGreaterThan(0)
+    await delivery.first().locator("a").first().click()
+    await page.waitForURL((url) => url.pathname.includes("/panel/r/webhook-deliveries/"))
+    await expect(page.locator("body").textContent()).resolves.toContain("products.create")
+  })
+
   it("refuses the keys screen to a member and leaves it out of the navigation", async () => {
     await open()
     await signIn(member)
