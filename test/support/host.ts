@@ -38,6 +38,8 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   const url = `http://127.0.0.1:${address.port}`
 
+  const TEST_RATE_LIMIT_PER_MINUTE = 1_000_000
+
   const run = <A, E>(effect: Effect.Effect<A, E, CoreServices>) => runtime.runPromise(effect)
 
   const createKey = (tenantId: string, permissions: ReadonlyArray<PermissionGrant>, options: { expiresAt?: string; name?: string; rateLimitPerMinute?: number } = {}) =>
@@ -46,9 +48,15 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
 
   const revokeKey = (keyId: string) => run(Effect.flatMap(Tenancy, (tenancy) => tenancy.revokeApiKey(keyId)))
 
-  const createTenant = async (countryCode = "BR", options: { timeZone?: string } = {}): Promise<TestTenant> => {
+  /**
+   * Tests walk hundreds of pages as fast as the machine goes, which a real integration's
+   * 100-a-second burst would refuse: their tenants get a high limit unless a test is about
+   * the default one (`defaultRateLimit`).
+   */
+  const createTenant = async (countryCode = "BR", options: { timeZone?: string; defaultRateLimit?: boolean } = {}): Promise<TestTenant> => {
     const name = `Tenant ${randomUUID().slice(0, 8)}`
     const tenant = await run(Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name, countryCode, timeZone: options.timeZone })))
+    if (!options.defaultRateLimit) await run(Effect.flatMap(Tenancy, (tenancy) => tenancy.setRateLimit(tenant.id, TEST_RATE_LIMIT_PER_MINUTE)))
     const { token } = await createKey(tenant.id, ALL_PERMISSIONS)
     return { id: tenant.id, name, token }
   }

@@ -18,8 +18,8 @@ describe.each(storeKinds)("idempotency keys, ETags and credential rate limits on
 
   beforeAll(async () => {
     host = await startTestHost(testStore(kind))
-    tenant = await host.createTenant("BR")
-    other = await host.createTenant("BR")
+    tenant = await host.createTenant("BR", { defaultRateLimit: true })
+    other = await host.createTenant("BR", { defaultRateLimit: true })
   })
   afterAll(() => host?.close())
 
@@ -379,7 +379,7 @@ describe.each(storeKinds)("idempotency keys, ETags and credential rate limits on
     })
 
     it("applies the tenant's limit to its keys without one of their own", async () => {
-      const own = await host.createTenant("BR")
+      const own = await host.createTenant("BR", { defaultRateLimit: true })
       await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.setRateLimit(own.id, 2)))
       await awaitFreshWindow(own.token)
       expect((await call("GET", "/products?limit=1", { token: own.token })).status).toBe(200)
