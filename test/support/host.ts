@@ -1,7 +1,7 @@
 import { ALL_PERMISSIONS, type AnyResource, layerCore, type OAuthSettings, type PermissionGrant, type StoreLocation, type TaxEngine, Tenancy, type TenantGateSettings } from "@erp/core"
 import { HttpServer } from "@effect/platform"
 import { layerNodeServer, SignInHook } from "@erp/http"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime, type Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 
 export interface TestTenant {
@@ -22,6 +22,8 @@ export interface TestHostOptions {
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
   /** MCP over HTTP: idle session lifetime. */
   readonly mcp?: { readonly sessionIdleSeconds?: number }
+  /** Sees every span the host opens (statements are `sql.execute` spans): tests count round trips with it. */
+  readonly tracer?: Tracer.Tracer
 }
 
 type CoreServices = Layer.Layer.Success<ReturnType<typeof layerCore>>
@@ -31,7 +33,10 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
   const core = layerCore(store, { ...(options.oauth ? { oauth: options.oauth } : {}), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}), ...(options.mcp ? { mcp: options.mcp } : {}), ...(options.tenantGate ? { tenantGate: options.tenantGate } : {}) }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
   )
-  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}) }).pipe(Layer.provideMerge(core)))
+  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}) }).pipe(
+    Layer.provideMerge(core),
+    Layer.provide(options.tracer ? Layer.setTracer(options.tracer) : Layer.empty)
+  ))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   const url = `http://127.0.0.1:${address.port}`

@@ -37,14 +37,6 @@ type WriteFailure = Conflict | Unprocessable
 export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository")<ResourceRepository, {
   /** Rows in walking order: for `previous`, nearest first. */
   readonly page: (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => Effect.Effect<ReadonlyArray<KeyedRecord>>
-  /** Whether any row lies beyond `key` in `direction`. */
-  readonly exists: (
-    resource: AnyResource,
-    tenantId: string,
-    query: ListQuery,
-    direction: CursorPosition["direction"],
-    key: readonly [unknown, string]
-  ) => Effect.Effect<boolean>
   /** The first row matching `filter` (validated against the declared fields). */
   readonly findOne: (resource: AnyResource, tenantId: string, filter: FilterNode, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
   readonly findById: (resource: AnyResource, tenantId: string, id: string, options?: FindOptions) => Effect.Effect<Option.Option<Row>>

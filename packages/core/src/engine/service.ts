@@ -216,19 +216,10 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const first = page[0]
           const last = page[page.length - 1]
 
-          // The far side of the walk: rows beyond the page opposite to the way we came.
-          const behind = direction === "next" ? "previous" : "next"
-          const edge = direction === "next" ? first : last
-          const hasBehind = key === null
-            ? false
-            : edge
-            ? yield* repo.exists(resource, principal.tenantId, query, behind, edge.key)
-            : yield* repo.exists(resource, principal.tenantId, query, behind, key).pipe(
-              Effect.zipWith(
-                repo.findById(resource, principal.tenantId, key[1], { withDeleted: query.withDeleted }),
-                (beyond, self) => beyond || Option.isSome(self)
-              )
-            )
+          // The far side of the walk needs no query: a cursor with a key was made from a page that
+          // held that row, so there is a page behind it (rows deleted since may leave it empty,
+          // as any keyset walk over changing data). The query's start has nothing behind it.
+          const hasBehind = key !== null
           const hasNext = direction === "next" ? more : hasBehind
           const hasPrevious = direction === "previous" ? more : hasBehind
 

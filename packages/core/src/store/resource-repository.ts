@@ -308,15 +308,6 @@ export const makeResourceRepository = Effect.gen(function* () {
     )
   }
 
-  const exists = (resource: AnyResource, tenantId: string, query: ListQuery, direction: "next" | "previous", key: readonly [unknown, string]) => {
-    const ascending = (query.sort.order === "asc") === (direction === "next")
-    const where = [...baseConditions(resource, tenantId, query), keysetPredicate(sql, sortOf(resource, query), ascending, key)]
-    return sql`SELECT 1 FROM ${table(resource.table)} r WHERE ${sql.and(where)} LIMIT 1`.pipe(
-      Effect.map((rows) => rows.length > 0),
-      Effect.orDie
-    )
-  }
-
   const findMany = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean; limit: number }) => {
     const where = scopeConditions(resource, tenantId, { withDeleted: options.withDeleted, filter })
     const lock = sql.literal(options.forUpdate ? "FOR UPDATE" : "")
@@ -423,7 +414,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
       RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, exists, findOne, findMany, findById, missing, insert, update, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, findOne, findMany, findById, missing, insert, update, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)
