@@ -52,7 +52,6 @@ export const makeMemoryStore = () => {
 
   const repository = ResourceRepository.of({
     page: unsupported,
-    exists: unsupported,
     findOne: unsupported,
     findMany: unsupported,
     findById: (resource, tenantId, id, options = {}) =>
