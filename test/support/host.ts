@@ -49,10 +49,11 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
 
   const revokeKey = (keyId: string) => run(Effect.flatMap(Tenancy, (tenancy) => tenancy.revokeApiKey(keyId)))
 
-  const createTenant = async (countryCode = "BR", options: { timeZone?: string } = {}): Promise<TestTenant> => {
+  /** `rateLimitPerMinute`: the key's own limit, for tests that send more than the default 6,000 a minute. */
+  const createTenant = async (countryCode = "BR", options: { timeZone?: string; rateLimitPerMinute?: number } = {}): Promise<TestTenant> => {
     const name = `Tenant ${randomUUID().slice(0, 8)}`
     const tenant = await run(Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name, countryCode, timeZone: options.timeZone })))
-    const { token } = await createKey(tenant.id, ALL_PERMISSIONS)
+    const { token } = await createKey(tenant.id, ALL_PERMISSIONS, options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute })
     return { id: tenant.id, name, token }
   }
 
