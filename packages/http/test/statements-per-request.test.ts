@@ -1,3 +1,5 @@
+import { Tenancy } from "@erp/core"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { statementCounter } from "../../../test/support/statements.js"
@@ -57,6 +59,15 @@ describe.each(storeKinds)("statements per request on %s", (kind) => {
     expect(cold.filter((text) => /^UPDATE api_keys SET last_used_at/.test(text))).toHaveLength(1)
     expect((await host.request("GET", `/products/${productId}`, { token })).status).toBe(200)
     expect(counter.take().filter((text) => /api_keys/.test(text))).toEqual([])
+  })
+
+  it("a tenant's new rate limit, set through the host's own services, applies to its warm keys at once", async () => {
+    const other = await host.createTenant()
+    const before = await host.request("GET", "/products?limit=1", { token: other.token })
+    expect(before.headers.get("ratelimit-limit")).toBe("6000")
+    await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.setRateLimit(other.id, 1_200)))
+    const after = await host.request("GET", "/products?limit=1", { token: other.token })
+    expect(after.headers.get("ratelimit-limit")).toBe("1200")
   })
 
   it("a key revoked through the host's own services is refused on its next request, though it was warm", async () => {
