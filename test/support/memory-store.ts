@@ -48,6 +48,13 @@ export const makeMemoryStore = () => {
     return row && row.tenant_id === tenantId && (withDeleted || !row.deleted_at) ? row : undefined
   }
 
+  const insertRow = (resource: AnyResource, tenantId: string, values: Row) => {
+    const id = randomUUID()
+    const defaults = Object.fromEntries(resource.writable.map((name) => [name, resource.columns[name] === "jsonb" ? {} : null]))
+    tableOf(resource.table).set(id, { ...defaults, ...clone(values), id, tenant_id: tenantId, created_at: now(), updated_at: now(), deleted_at: null })
+    return id
+  }
+
   const unsupported = () => Effect.die(new Error("the memory store does not page"))
 
   const repository = ResourceRepository.of({
@@ -57,13 +64,8 @@ export const makeMemoryStore = () => {
     findById: (resource, tenantId, id, options = {}) =>
       Effect.sync(() => Option.map(Option.fromNullable(find(resource, tenantId, id, options.withDeleted)), (row) => assemble(resource, row))),
     missing: (resource, tenantId, ids) => Effect.sync(() => ids.map(String).filter((id) => !find(resource, tenantId, id))),
-    insert: (resource, tenantId, values) =>
-      Effect.sync(() => {
-        const id = randomUUID()
-        const defaults = Object.fromEntries(resource.writable.map((name) => [name, resource.columns[name] === "jsonb" ? {} : null]))
-        tableOf(resource.table).set(id, { ...defaults, ...clone(values), id, tenant_id: tenantId, created_at: now(), updated_at: now(), deleted_at: null })
-        return id
-      }),
+    insert: (resource, tenantId, values) => Effect.sync(() => insertRow(resource, tenantId, values)),
+    insertReturning: (resource, tenantId, values) => Effect.sync(() => assemble(resource, find(resource, tenantId, insertRow(resource, tenantId, values))!)),
     update: (resource, tenantId, id, values) =>
       Effect.sync(() => {
         const row = find(resource, tenantId, id, true)!

@@ -50,6 +50,20 @@ describe.each(storeKinds)("statements per request on %s", (kind) => {
     expect(next.body.pagination).toMatchObject({ has_previous_page: true, has_next_page: true })
   })
 
+  it("a POST of a record without children or hooks answers from its INSERT: no read back", async () => {
+    await counted(`/products/${productId}`)
+    counter.take()
+    const created = await host.request("POST", "/products", { token: tenant.token, body: { name: "Counted write", sale_price: "3.50" } })
+    expect(created.status).toBe(201)
+    const statements = counter.take()
+    expect(statements.filter((text) => /^(BEGIN|COMMIT)$/.test(text))).toHaveLength(2)
+    expect(statements.filter((text) => /^INSERT INTO products AS r .* RETURNING r\.id/.test(text))).toHaveLength(1)
+    expect(statements.filter((text) => /^SELECT .* FROM products/.test(text))).toEqual([])
+    expect(statements).toHaveLength(4)
+    const read = await host.request("GET", `/products/${created.body.id}`, { token: tenant.token })
+    expect(read.body).toEqual(created.body)
+  })
+
   it("the key's first request reads it from the store and records its use; the next ones do not", async () => {
     const { token } = await host.createKey(tenant.id, [{ resource_code: "products", can_read: true, can_create: false, can_update: false, can_delete: false }])
     counter.take()

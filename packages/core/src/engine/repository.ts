@@ -46,6 +46,8 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   readonly missing: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>, scope?: FilterNode) => Effect.Effect<ReadonlyArray<string>>
 
   readonly insert: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<string, WriteFailure>
+  /** Inserts and answers the stored record as `findById` would, in the same statement. */
+  readonly insertReturning: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<Row, WriteFailure>
   readonly update: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<void, WriteFailure>
   /** Sets or clears `deleted_at` (and writes `values` with it); false when the record was not in the opposite state. */
   readonly setDeleted: (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values?: Row) => Effect.Effect<boolean, WriteFailure>

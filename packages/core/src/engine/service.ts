@@ -432,6 +432,13 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             const numbered = resource.numbering
               ? { ...stored, [resource.numbering.field]: yield* repo.nextNumber(principal.tenantId, resource.name) }
               : stored
+            // A record nothing writes to after its insert (no children, no hook) is answered by the
+            // insert itself: one round trip fewer than reading it back.
+            if (!idOnly && resource.children.length === 0 && !resource.afterWrite) {
+              const record = yield* repo.insertReturning(resource, principal.tenantId, numbered)
+              yield* emit(resource, "create", String(record.id))
+              return { ...present(resource, record), ...shown }
+            }
             const id = yield* repo.insert(resource, principal.tenantId, numbered)
             yield* writeChildren(resource, principal, id, draft)
             // The record's own event first: what its hook writes follows it in the feed.

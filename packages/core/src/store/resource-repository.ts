@@ -373,6 +373,18 @@ export const makeResourceRepository = Effect.gen(function* () {
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
     )
 
+  /** One statement for a new record and its answer: RETURNING reads it as `findById` would. */
+  const insertReturning = (resource: AnyResource, tenantId: string, values: Row) => {
+    const names = Object.keys(values)
+    const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
+    const list = sql.literal(["tenant_id", ...names].join(", "))
+    return sql<Row>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING ${sql.literal(selectList(resource.fields))}`.pipe(
+      Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
+      Effect.flatMap((rows) => decodeAll(resource, rows, tenantId)),
+      Effect.map((records) => records[0])
+    )
+  }
+
   const setList = (columns: Readonly<Record<string, ColumnType>>, values: Row) => [
     ...Object.keys(values).map((name) => sql`${sql.literal(name)} = ${cast(columns[name], name, values[name])}`),
     sql`updated_at = now()`
@@ -414,7 +426,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
       RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, findOne, findMany, findById, missing, insert, update, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, findOne, findMany, findById, missing, insert, insertReturning, update, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)
