@@ -71,6 +71,12 @@ export const makeMemoryStore = () => {
         const row = find(resource, tenantId, id, true)!
         Object.assign(row, clone(values), { updated_at: now() })
       }),
+    updateReturning: (resource, tenantId, id, values) =>
+      Effect.sync(() => {
+        const row = find(resource, tenantId, id, true)!
+        Object.assign(row, clone(values), { updated_at: now() })
+        return assemble(resource, row)
+      }),
     setDeleted: (resource, tenantId, id, deleted, values = {}) =>
       Effect.sync(() => {
         const row = find(resource, tenantId, id, true)

@@ -64,6 +64,20 @@ describe.each(storeKinds)("statements per request on %s", (kind) => {
     expect(read.body).toEqual(created.body)
   })
 
+  it("a PATCH of such a record answers from its UPDATE: the locked read, the update, the event", async () => {
+    counter.take()
+    const updated = await host.request("PATCH", `/products/${productId}`, { token: tenant.token, body: { name: "Counted, renamed" } })
+    expect(updated.status).toBe(200)
+    expect(updated.body.name).toBe("Counted, renamed")
+    const statements = counter.take()
+    expect(statements.filter((text) => /^SELECT .* FROM products r .* FOR UPDATE$/.test(text))).toHaveLength(1)
+    expect(statements.filter((text) => /^UPDATE products AS r .* RETURNING r\.id/.test(text))).toHaveLength(1)
+    expect(statements.filter((text) => /^SELECT .* FROM products r /.test(text) && !/FOR UPDATE$/.test(text))).toEqual([])
+    expect(statements).toHaveLength(5)
+    const read = await host.request("GET", `/products/${productId}`, { token: tenant.token })
+    expect(read.body).toEqual(updated.body)
+  })
+
   it("the key's first request reads it from the store and records its use; the next ones do not", async () => {
     const { token } = await host.createKey(tenant.id, [{ resource_code: "products", can_read: true, can_create: false, can_update: false, can_delete: false }])
     counter.take()

@@ -49,6 +49,8 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   /** Inserts and answers the stored record as `findById` would, in the same statement. */
   readonly insertReturning: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<Row, WriteFailure>
   readonly update: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<void, WriteFailure>
+  /** Updates and answers the record's new state as `findById` would, in the same statement. */
+  readonly updateReturning: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<Row, WriteFailure>
   /** Sets or clears `deleted_at` (and writes `values` with it); false when the record was not in the opposite state. */
   readonly setDeleted: (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values?: Row) => Effect.Effect<boolean, WriteFailure>
   readonly writeChildren: (collection: ChildCollection, tenantId: string, parentId: string, plan: ChildPlan) => Effect.Effect<void, WriteFailure>

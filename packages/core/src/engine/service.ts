@@ -497,6 +497,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             })
             const diff = changedValues(draft.values, current, resource.fields)
             const changed = Object.keys(diff).length > 0 ? { ...diff, ...stamped(resource, principal, ["updated"]) } : diff
+            // Nothing writes to a record without children or hook after its update: the update answers it.
+            if (Object.keys(changed).length > 0 && resource.children.length === 0 && !resource.afterWrite) {
+              const record = yield* repo.updateReturning(resource, principal.tenantId, checked, changed)
+              yield* emit(resource, "update", checked)
+              return present(resource, record)
+            }
             if (Object.keys(changed).length > 0) yield* repo.update(resource, principal.tenantId, checked, changed)
             const childrenChanged = yield* writeChildren(resource, principal, checked, draft)
             const relatedChanged = resource.afterWrite

@@ -397,6 +397,15 @@ export const makeResourceRepository = Effect.gen(function* () {
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
     )
 
+  /** The update and the record's new state in one statement (RETURNING reads it as `findById` would). */
+  const updateReturning = (resource: AnyResource, tenantId: string, id: string, values: Row) =>
+    sql<Row>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
+      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} RETURNING ${sql.literal(selectList(resource.fields))}`.pipe(
+      Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
+      Effect.flatMap((rows) => decodeAll(resource, rows, tenantId)),
+      Effect.map((records) => records[0])
+    )
+
   const setDeleted = (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values: Row = {}) =>
     sql`UPDATE ${table(resource.table)} SET ${sql.csv([...setList(resource.columns, values), sql`deleted_at = ${sql.literal(deleted ? "now()" : "NULL")}`])}
       WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::${idType(resource)} AND deleted_at ${sql.literal(deleted ? "IS NULL" : "IS NOT NULL")}
@@ -426,7 +435,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
       RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, findOne, findMany, findById, missing, insert, insertReturning, update, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, findOne, findMany, findById, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)
