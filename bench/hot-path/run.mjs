@@ -247,6 +247,13 @@ const first = rows.find((row) => row.name.startsWith("list"))
 if (deep && first) lines.push(`Deep page / first page latency (p50): ${fixed(deep.erp.p50 / first.erp.p50, 2)}`)
 console.log(lines.join("\n"))
 
+const commit = (() => {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
+  } catch {
+    return null
+  }
+})()
 const machine = {
   cpus: os.cpus().length,
   cpu: os.cpus()[0]?.model,
@@ -259,7 +266,7 @@ const machine = {
 const resultsDir = path.join(root, "bench/results")
 fs.mkdirSync(resultsDir, { recursive: true })
 const file = path.join(resultsDir, `hot-path-${new Date().toISOString().replace(/[:.]/g, "-")}${quick ? "-quick" : ""}.json`)
-fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), quick, settings, machine, orders, rows, embeddedStart: { freshMs: freshStartMs, existingMs: existingStartMs }, cliMs: cli }, null, 2)}\n`)
+fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), commit, quick, settings, machine, orders, rows, embeddedStart: { freshMs: freshStartMs, existingMs: existingStartMs }, cliMs: cli }, null, 2)}\n`)
 console.error(`Written ${path.relative(root, file)}`)
 fs.rmSync(tmp, { recursive: true, force: true })
 process.exit(0)
