@@ -111,8 +111,8 @@ const compare = async (label, url, token, requests, env) => {
       ...(body ? { body: JSON.stringify(body) } : {})
     }).then((response) => response.text())
     const [fromHost, fromReference] = await Promise.all([ask(host), ask(reference)])
-    // Writes answer new ids and times each time; reads must be byte for byte the same.
-    const sameBytes = request.method === "GET" ? fromHost === fromReference : fromHost.length === fromReference.length ? "same length" : false
+    // Reads must be byte for byte the same; a write answers a new id or state and time each time.
+    const sameBytes = request.method === "GET" ? fromHost === fromReference : "n/a (write)"
     for (const server of [host, reference]) await drive(server, request, token, settings.warmupSeconds)
     const samples = { erp: [], reference: [] }
     for (let round = 0; round < settings.rounds; round++) {
