@@ -1,7 +1,7 @@
 import { ALL_PERMISSIONS, type AnyResource, layerCore, type OAuthSettings, type PermissionGrant, type StoreLocation, type TaxEngine, Tenancy, type TenantGateSettings } from "@erp/core"
 import { HttpServer } from "@effect/platform"
 import { layerNodeServer, SignInHook } from "@erp/http"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime, type Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 
 export interface TestTenant {
@@ -24,6 +24,8 @@ export interface TestHostOptions {
   readonly mcp?: { readonly sessionIdleSeconds?: number }
   /** Serve the panel (default true). */
   readonly panel?: boolean
+  /** Sees every span the host opens (statements are `sql.execute` spans): tests count round trips with it. */
+  readonly tracer?: Tracer.Tracer
 }
 
 type CoreServices = Layer.Layer.Success<ReturnType<typeof layerCore>>
@@ -33,7 +35,10 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
   const core = layerCore(store, { ...(options.oauth ? { oauth: options.oauth } : {}), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}), ...(options.mcp ? { mcp: options.mcp } : {}), ...(options.tenantGate ? { tenantGate: options.tenantGate } : {}) }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
   )
-  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}), ...(options.panel === false ? { panel: false } : {}) }).pipe(Layer.provideMerge(core)))
+  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}), ...(options.panel === false ? { panel: false } : {}) }).pipe(
+    Layer.provideMerge(core),
+    Layer.provide(options.tracer ? Layer.setTracer(options.tracer) : Layer.empty)
+  ))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
   const url = `http://127.0.0.1:${address.port}`
@@ -51,13 +56,13 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
   /**
    * Tests walk hundreds of pages as fast as the machine goes, which a real integration's
    * 100-a-second burst would refuse: their tenants get a high limit unless a test is about
-   * the default one (`defaultRateLimit`).
+   * the default one (`defaultRateLimit`). `rateLimitPerMinute` sets the first key's own limit.
    */
-  const createTenant = async (countryCode = "BR", options: { timeZone?: string; defaultRateLimit?: boolean } = {}): Promise<TestTenant> => {
+  const createTenant = async (countryCode = "BR", options: { timeZone?: string; defaultRateLimit?: boolean; rateLimitPerMinute?: number } = {}): Promise<TestTenant> => {
     const name = `Tenant ${randomUUID().slice(0, 8)}`
     const tenant = await run(Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name, countryCode, timeZone: options.timeZone })))
     if (!options.defaultRateLimit) await run(Effect.flatMap(Tenancy, (tenancy) => tenancy.setRateLimit(tenant.id, TEST_RATE_LIMIT_PER_MINUTE)))
-    const { token } = await createKey(tenant.id, ALL_PERMISSIONS)
+    const { token } = await createKey(tenant.id, ALL_PERMISSIONS, options.rateLimitPerMinute === undefined ? {} : { rateLimitPerMinute: options.rateLimitPerMinute })
     return { id: tenant.id, name, token }
   }
 

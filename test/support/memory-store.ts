@@ -48,11 +48,17 @@ export const makeMemoryStore = () => {
     return row && row.tenant_id === tenantId && (withDeleted || !row.deleted_at) ? row : undefined
   }
 
+  const insertRow = (resource: AnyResource, tenantId: string, values: Row) => {
+    const id = randomUUID()
+    const defaults = Object.fromEntries(resource.writable.map((name) => [name, resource.columns[name] === "jsonb" ? {} : null]))
+    tableOf(resource.table).set(id, { ...defaults, ...clone(values), id, tenant_id: tenantId, created_at: now(), updated_at: now(), deleted_at: null })
+    return id
+  }
+
   const unsupported = () => Effect.die(new Error("the memory store does not page"))
 
   const repository = ResourceRepository.of({
     page: unsupported,
-    exists: unsupported,
     count: unsupported,
     findOne: unsupported,
     findMany: unsupported,
@@ -64,17 +70,18 @@ export const makeMemoryStore = () => {
         return row ? [assemble(resource, row)] : []
       })),
     missing: (resource, tenantId, ids) => Effect.sync(() => ids.map(String).filter((id) => !find(resource, tenantId, id))),
-    insert: (resource, tenantId, values) =>
-      Effect.sync(() => {
-        const id = randomUUID()
-        const defaults = Object.fromEntries(resource.writable.map((name) => [name, resource.columns[name] === "jsonb" ? {} : null]))
-        tableOf(resource.table).set(id, { ...defaults, ...clone(values), id, tenant_id: tenantId, created_at: now(), updated_at: now(), deleted_at: null })
-        return id
-      }),
+    insert: (resource, tenantId, values) => Effect.sync(() => insertRow(resource, tenantId, values)),
+    insertReturning: (resource, tenantId, values) => Effect.sync(() => assemble(resource, find(resource, tenantId, insertRow(resource, tenantId, values))!)),
     update: (resource, tenantId, id, values) =>
       Effect.sync(() => {
         const row = find(resource, tenantId, id, true)!
         Object.assign(row, clone(values), { updated_at: now() })
+      }),
+    updateReturning: (resource, tenantId, id, values) =>
+      Effect.sync(() => {
+        const row = find(resource, tenantId, id, true)!
+        Object.assign(row, clone(values), { updated_at: now() })
+        return assemble(resource, row)
       }),
     setDeleted: (resource, tenantId, id, deleted, values = {}) =>
       Effect.sync(() => {

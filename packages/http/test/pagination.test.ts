@@ -54,7 +54,7 @@ describe.each(storeKinds)("cursor pagination on %s", (kind) => {
 
   beforeAll(async () => {
     host = await startTestHost(testStore(kind))
-    tenant = await host.createTenant()
+    tenant = await host.createTenant("BR", { rateLimitPerMinute: 1_000_000 })
     // 250 products; every fifth without a price, so a nullable sort is walked too.
     for (let index = 0; index < 250; index++) {
       const response = await host.request("POST", "/products", {
@@ -91,7 +91,7 @@ describe.each(storeKinds)("cursor pagination on %s", (kind) => {
   })
 
   it("visits every record exactly once while records are being inserted", async () => {
-    const other = await host.createTenant()
+    const other = await host.createTenant("BR", { rateLimitPerMinute: 1_000_000 })
     const before: Array<string> = []
     for (let index = 0; index < 40; index++) {
       const response = await host.request("POST", "/products", { token: other.token, body: { name: `Seed ${index}` } })

@@ -37,14 +37,6 @@ type WriteFailure = Conflict | Unprocessable
 export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository")<ResourceRepository, {
   /** Rows in walking order: for `previous`, nearest first. */
   readonly page: (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => Effect.Effect<ReadonlyArray<KeyedRecord>>
-  /** Whether any row lies beyond `key` in `direction`. */
-  readonly exists: (
-    resource: AnyResource,
-    tenantId: string,
-    query: ListQuery,
-    direction: CursorPosition["direction"],
-    key: readonly [unknown, string]
-  ) => Effect.Effect<boolean>
   /** How many rows a list query matches (for an export's progress; never on a request's path). */
   readonly count: (resource: AnyResource, tenantId: string, query: ListQuery) => Effect.Effect<number>
   /** The first row matching `filter` (validated against the declared fields). */
@@ -58,7 +50,11 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   readonly missing: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>, scope?: FilterNode) => Effect.Effect<ReadonlyArray<string>>
 
   readonly insert: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<string, WriteFailure>
+  /** Inserts and answers the stored record as `findById` would, in the same statement. */
+  readonly insertReturning: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<Row, WriteFailure>
   readonly update: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<void, WriteFailure>
+  /** Updates and answers the record's new state as `findById` would, in the same statement. */
+  readonly updateReturning: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<Row, WriteFailure>
   /** Sets or clears `deleted_at` (and writes `values` with it); false when the record was not in the opposite state. */
   readonly setDeleted: (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values?: Row) => Effect.Effect<boolean, WriteFailure>
   readonly writeChildren: (collection: ChildCollection, tenantId: string, parentId: string, plan: ChildPlan) => Effect.Effect<void, WriteFailure>

@@ -221,19 +221,10 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const first = page[0]
           const last = page[page.length - 1]
 
-          // The far side of the walk: rows beyond the page opposite to the way we came.
-          const behind = direction === "next" ? "previous" : "next"
-          const edge = direction === "next" ? first : last
-          const hasBehind = key === null
-            ? false
-            : edge
-            ? yield* repo.exists(resource, principal.tenantId, query, behind, edge.key)
-            : yield* repo.exists(resource, principal.tenantId, query, behind, key).pipe(
-              Effect.zipWith(
-                repo.findById(resource, principal.tenantId, key[1], { withDeleted: query.withDeleted }),
-                (beyond, self) => beyond || Option.isSome(self)
-              )
-            )
+          // The far side of the walk needs no query: a cursor with a key was made from a page that
+          // held that row, so there is a page behind it (rows deleted since may leave it empty,
+          // as any keyset walk over changing data). The query's start has nothing behind it.
+          const hasBehind = key !== null
           const hasNext = direction === "next" ? more : hasBehind
           const hasPrevious = direction === "previous" ? more : hasBehind
 
@@ -452,6 +443,13 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             const numbered = resource.numbering
               ? { ...stored, [resource.numbering.field]: yield* repo.nextNumber(principal.tenantId, resource.name) }
               : stored
+            // A record nothing writes to after its insert (no children, no hook) is answered by the
+            // insert itself: one round trip fewer than reading it back.
+            if (!idOnly && resource.children.length === 0 && !resource.afterWrite) {
+              const record = yield* repo.insertReturning(resource, principal.tenantId, numbered)
+              yield* emit(resource, "create", String(record.id))
+              return { ...present(resource, record), ...shown }
+            }
             const id = yield* repo.insert(resource, principal.tenantId, numbered)
             yield* writeChildren(resource, principal, id, draft)
             // The record's own event first: what its hook writes follows it in the feed.
@@ -510,6 +508,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             })
             const diff = changedValues(draft.values, current, resource.fields)
             const changed = Object.keys(diff).length > 0 ? { ...diff, ...stamped(resource, principal, ["updated"]) } : diff
+            // Nothing writes to a record without children or hook after its update: the update answers it.
+            if (Object.keys(changed).length > 0 && resource.children.length === 0 && !resource.afterWrite) {
+              const record = yield* repo.updateReturning(resource, principal.tenantId, checked, changed)
+              yield* emit(resource, "update", checked)
+              return present(resource, record)
+            }
             if (Object.keys(changed).length > 0) yield* repo.update(resource, principal.tenantId, checked, changed)
             const childrenChanged = yield* writeChildren(resource, principal, checked, draft)
             const relatedChanged = resource.afterWrite

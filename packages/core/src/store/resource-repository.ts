@@ -308,15 +308,6 @@ export const makeResourceRepository = Effect.gen(function* () {
     )
   }
 
-  const exists = (resource: AnyResource, tenantId: string, query: ListQuery, direction: "next" | "previous", key: readonly [unknown, string]) => {
-    const ascending = (query.sort.order === "asc") === (direction === "next")
-    const where = [...baseConditions(resource, tenantId, query), keysetPredicate(sql, sortOf(resource, query), ascending, key)]
-    return sql`SELECT 1 FROM ${table(resource.table)} r WHERE ${sql.and(where)} LIMIT 1`.pipe(
-      Effect.map((rows) => rows.length > 0),
-      Effect.orDie
-    )
-  }
-
   const count = (resource: AnyResource, tenantId: string, query: ListQuery) =>
     sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`.pipe(
       Effect.map((rows) => Number(rows[0].n)),
@@ -388,6 +379,18 @@ export const makeResourceRepository = Effect.gen(function* () {
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
     )
 
+  /** One statement for a new record and its answer: RETURNING reads it as `findById` would. */
+  const insertReturning = (resource: AnyResource, tenantId: string, values: Row) => {
+    const names = Object.keys(values)
+    const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
+    const list = sql.literal(["tenant_id", ...names].join(", "))
+    return sql<Row>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING ${sql.literal(selectList(resource.fields))}`.pipe(
+      Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
+      Effect.flatMap((rows) => decodeAll(resource, rows, tenantId)),
+      Effect.map((records) => records[0])
+    )
+  }
+
   const setList = (columns: Readonly<Record<string, ColumnType>>, values: Row) => [
     ...Object.keys(values).map((name) => sql`${sql.literal(name)} = ${cast(columns[name], name, values[name])}`),
     sql`updated_at = now()`
@@ -398,6 +401,15 @@ export const makeResourceRepository = Effect.gen(function* () {
       WHERE tenant_id = ${tenantId}::uuid AND id = ${id}::${idType(resource)}`.pipe(
       Effect.asVoid,
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
+    )
+
+  /** The update and the record's new state in one statement (RETURNING reads it as `findById` would). */
+  const updateReturning = (resource: AnyResource, tenantId: string, id: string, values: Row) =>
+    sql<Row>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
+      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} RETURNING ${sql.literal(selectList(resource.fields))}`.pipe(
+      Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
+      Effect.flatMap((rows) => decodeAll(resource, rows, tenantId)),
+      Effect.map((records) => records[0])
     )
 
   const setDeleted = (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values: Row = {}) =>
@@ -429,7 +441,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
       RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, exists, count, findOne, findMany, findById, findByIds: byIds, missing, insert, update, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, count, findOne, findMany, findById, findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)

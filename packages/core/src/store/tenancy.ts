@@ -4,6 +4,7 @@ import { Effect, Layer, Option } from "effect"
 import { type PermissionGrant } from "../auth/permissions.js"
 import { grantsFromRows, type Principal, type Role } from "../auth/principal.js"
 import { hashSecret, newApiKeyToken, parseApiKeyToken, sameHash } from "../auth/tokens.js"
+import { CredentialCache, LastUseThrottle } from "../auth/credential-cache.js"
 import { requireUuid } from "../engine/service.js"
 import { isUuid, isValidDate } from "../engine/filter.js"
 import { Conflict, invalid, NotFound, Unauthenticated, unprocessable } from "../errors.js"
@@ -50,11 +51,20 @@ export const isExpired = (expiresAt: string | null, now: Date): boolean =>
 
 /** Last use is recorded at most once a minute per key, so reads do not turn into writes. */
 const LAST_USED_RESOLUTION = "1 minute"
+const LAST_USED_RESOLUTION_MS = 60_000
+
+interface AuthenticatedKey {
+  readonly principal: Principal
+  readonly expiresAt: string | null
+}
 
 export const layerTenancy = Layer.effect(
   Tenancy,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    // Steady-state reads then cost one statement (the data's): see CREDENTIAL_CACHE_TTL_MS for the bound on revocations made elsewhere.
+    const authenticated = new CredentialCache<AuthenticatedKey>()
+    const lastUse = new LastUseThrottle(LAST_USED_RESOLUTION_MS)
 
     const getTenant = (id: string) =>
       Effect.gen(function* () {
@@ -138,6 +148,7 @@ export const layerTenancy = Layer.effect(
           yield* requireRateLimit(perMinute)
           const rows = yield* sql<Tenant>`UPDATE tenants SET rate_limit_per_minute = ${perMinute}, updated_at = now() WHERE id = ${tenant.id}::uuid
             RETURNING id, name, country_code, time_zone, created_at, updated_at`.pipe(Effect.orDie)
+          authenticated.forget({ tenantId: tenant.id })
           return rows[0]
         }),
       listMembers: (tenantId) => Effect.flatMap(getTenant(tenantId), (tenant) => selectMembers(tenant.id)),
@@ -255,14 +266,21 @@ export const layerTenancy = Layer.effect(
         Effect.gen(function* () {
           const id = yield* requireUuid(keyId, "API key id")
           yield* sql`UPDATE api_keys SET deleted_at = coalesce(deleted_at, now()), updated_at = now() WHERE id = ${id}::uuid`.pipe(Effect.orDie)
+          authenticated.forget({ keyId: id.toLowerCase() })
           const [key] = yield* selectKeys(sql`k.id = ${id}::uuid`)
           if (!key) return yield* Effect.fail(new NotFound({ message: `API key ${keyId} not found`, code: "API_KEY_NOT_FOUND" }))
           return toApiKey(key)
         }),
       authenticateApiKey: (token) =>
         Effect.gen(function* () {
-          const parts = parseApiKeyToken(token)
           const rejected = (message: string) => Effect.fail(new Unauthenticated({ message, code: "INVALID_CREDENTIALS" }))
+          const tokenHash = CredentialCache.tokenHash(token)
+          const cached = authenticated.get(tokenHash)
+          if (cached) {
+            if (isExpired(cached.expiresAt, new Date())) return yield* rejected(`The API key expired on ${cached.expiresAt}`)
+            return cached.principal
+          }
+          const parts = parseApiKeyToken(token)
           if (!parts) return yield* rejected("The API key is malformed")
           const rows = yield* sql<KeyRow & { secret_hash: string; country_code: string }>`SELECT k.id, k.tenant_id, k.public_id, k.name,
               k.description, k.expires_at, k.last_used_at, k.created_at, k.deleted_at, k.secret_hash, t.country_code,
@@ -274,16 +292,21 @@ export const layerTenancy = Layer.effect(
           if (!key || !matches) return yield* rejected("The API key is not valid")
           if (key.deleted_at !== null) return yield* rejected("The API key was revoked")
           if (isExpired(key.expires_at, new Date())) return yield* rejected(`The API key expired on ${key.expires_at}`)
-          yield* sql`UPDATE api_keys SET last_used_at = now() WHERE tenant_id = ${key.tenant_id}::uuid AND id = ${key.id}::uuid
-            AND (last_used_at IS NULL OR last_used_at < now() - ${LAST_USED_RESOLUTION}::interval)`.pipe(Effect.orDie)
-          return {
+          // The store's own guard keeps several hosts to about one write a minute too.
+          if (lastUse.due(key.id)) {
+            yield* sql`UPDATE api_keys SET last_used_at = now() WHERE tenant_id = ${key.tenant_id}::uuid AND id = ${key.id}::uuid
+              AND (last_used_at IS NULL OR last_used_at < now() - ${LAST_USED_RESOLUTION}::interval)`.pipe(Effect.orDie)
+          }
+          const principal: Principal = {
             tenantId: key.tenant_id,
             tenantCountry: key.country_code,
             actor: { kind: "api_key", id: key.id, name: key.name },
             role: undefined,
             grants: grantsFromRows(key.permissions ?? []),
             credential: { id: `key:${key.id}`, ...(key.rate_limit_per_minute !== null ? { rateLimitPerMinute: key.rate_limit_per_minute } : {}) }
-          } satisfies Principal
+          }
+          authenticated.set(tokenHash, { principal, expiresAt: key.expires_at }, { keyId: key.id, tenantId: key.tenant_id })
+          return principal
         })
     })
   })

@@ -1,0 +1,59 @@
+// The reference: what answering these requests costs at least, in Node, with the same SQL.
+// `node:http` + `pg` and nothing else: it checks the token against the one it was given
+// (in memory, as a warm authentication cache would), runs the statements the host ran for the
+// request, credential bookkeeping aside (recorded by record.mjs: same text, same parameters,
+// same order, one connection), serialises the rows it got as JSON, and answers the bytes the host answered. Never used by
+// the product. Usage: node bench/hot-path/reference-server.mjs <database-url> <token> <recorded.json> [port]
+import * as fs from "node:fs"
+import * as http from "node:http"
+import { createHash, timingSafeEqual } from "node:crypto"
+import { createRequire } from "node:module"
+
+const [url, token, recordedFile, port = "0"] = process.argv.slice(2)
+const pg = createRequire(createRequire(import.meta.url).resolve("@erp/core"))("pg")
+const recorded = JSON.parse(fs.readFileSync(recordedFile, "utf8"))
+// The credential's own bookkeeping (key lookup, last use, rate-limit leases) is left out: the
+// reference authenticates from memory, so its figures are the floor with or without it in the host.
+const BOOKKEEPING = /\b(api_keys|api_key_permissions|credential_rate_windows)\b/
+const routes = new Map(Object.values(recorded).map((entry) => [`${entry.method} ${entry.path}`, {
+  ...entry,
+  statements: entry.statements.filter((statement) => !BOOKKEEPING.test(statement.text)),
+  bytes: Buffer.from(entry.answer)
+}]))
+const pool = new pg.Pool({ connectionString: url, max: 10 })
+const digest = (text) => createHash("sha256").update(text).digest()
+const expected = digest(`Bearer ${token}`)
+
+const answer = (response, status, body, contentType = "application/json") => {
+  response.writeHead(status, { "content-type": contentType, "content-length": body.length })
+  response.end(body)
+}
+
+http.createServer((request, response) => {
+  const chunks = []
+  request.on("data", (chunk) => chunks.push(chunk))
+  request.on("end", async () => {
+    const authorization = request.headers.authorization ?? ""
+    if (!timingSafeEqual(digest(authorization), expected)) return answer(response, 401, Buffer.from('{"status_code":401}'))
+    const route = routes.get(`${request.method} ${request.url}`)
+    if (!route) return answer(response, 404, Buffer.from('{"status_code":404}'))
+    if (chunks.length > 0) JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    const client = await pool.connect()
+    try {
+      let serialised = 0
+      for (const statement of route.statements) {
+        const result = await client.query(statement.text, statement.values)
+        serialised += JSON.stringify(result.rows).length
+      }
+      if (serialised < 0) throw new Error("unreachable")
+      answer(response, route.status, route.bytes, route.contentType)
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => undefined)
+      answer(response, 500, Buffer.from(JSON.stringify({ status_code: 500, message: String(error) })))
+    } finally {
+      client.release()
+    }
+  })
+}).listen(Number(port), "127.0.0.1", function () {
+  console.log(JSON.stringify({ url: `http://127.0.0.1:${this.address().port}` }))
+})

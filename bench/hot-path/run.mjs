@@ -1,0 +1,272 @@
+// `npm run bench` (`-- --quick` for a short pass): the host against a reference server that runs
+// the same SQL and answers the same bytes (reference-server.mjs), driven in interleaved rounds
+// with autocannon; then the embedded store's start and the CLI's latency. Prints one table and
+// writes bench/results/<time>.json with the machine's description. See bench/README.md.
+import autocannon from "autocannon"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const erpBin = path.join(root, "packages/cli/bin/erp.js")
+const quick = process.argv.includes("--quick")
+const settings = quick
+  ? { rounds: 2, seconds: 4, warmupSeconds: 1, connections: 10, cliRuns: 3 }
+  : { rounds: 5, seconds: 10, warmupSeconds: 3, connections: 10, cliRuns: 5 }
+const readUrl = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL
+const writeUrl = process.env.BENCH_WRITE_DATABASE_URL
+if (!readUrl) {
+  console.error("Set BENCH_DATABASE_URL (or DATABASE_URL) to the PostgreSQL database seeded with `erp seed demo --orders 1000000 …`, and BENCH_WRITE_DATABASE_URL to a throwaway database for writes. See bench/README.md.")
+  process.exit(2)
+}
+const pg = createRequire(createRequire(import.meta.url).resolve("@erp/core"))("pg")
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "erp-bench-"))
+const children = new Set()
+process.on("exit", () => { for (const child of children) child.kill("SIGKILL") })
+process.on("SIGINT", () => process.exit(130))
+
+/** The environment with `changes` applied (`undefined` removes a variable). */
+const withEnv = (changes) => Object.fromEntries(Object.entries({ ...process.env, ...changes }).filter(([, value]) => value !== undefined))
+
+const erp = (args, env = {}) => JSON.parse(execFileSync(process.execPath, [erpBin, ...args], { env: withEnv(env), encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] }))
+
+/** Starts a server process that prints one JSON line with its `url`. */
+const startServer = (args, env = {}) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: withEnv(env), stdio: ["ignore", "pipe", "inherit"] })
+    children.add(child)
+    let out = ""
+    child.stdout.on("data", (chunk) => {
+      out += chunk
+      const line = out.split("\n").find((candidate) => candidate.startsWith("{"))
+      if (line) resolve({ child, url: JSON.parse(line).url })
+    })
+    child.on("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${out}`)))
+  })
+
+const stop = (server) => new Promise((resolve) => {
+  server.child.removeAllListeners("exit")
+  server.child.once("exit", resolve)
+  server.child.kill("SIGTERM")
+  children.delete(server.child)
+})
+
+const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
+/** User + system CPU of a process so far, in ms (Linux /proc). */
+const cpuMs = (pid) => {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+}
+
+const drive = async (server, request, token, seconds) => {
+  const before = cpuMs(server.child.pid)
+  const headers = { authorization: `Bearer ${token}`, ...(request.body || request.bodies ? { "content-type": "application/json" } : {}) }
+  const result = await autocannon({
+    url: server.url + request.path,
+    method: request.method,
+    connections: settings.connections,
+    duration: seconds,
+    headers,
+    ...(request.body ? { body: JSON.stringify(request.body) } : {}),
+    // Updates alternate between two bodies, so each one changes the record.
+    ...(request.bodies ? { requests: request.bodies.map((body) => ({ method: request.method, path: request.path, headers, body: JSON.stringify(body) })) } : {})
+  })
+  const cpu = cpuMs(server.child.pid) - before
+  const total = result.requests.total
+  return {
+    rps: total / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuPerRequest: total > 0 ? cpu / total : null,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts
+  }
+}
+
+const median = (values) => {
+  const sorted = values.filter((value) => value !== null).sort((a, b) => a - b)
+  if (sorted.length === 0) return null
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/** Records the host's statements and bodies, starts both servers, checks the bodies match, runs the rounds. */
+const compare = async (label, url, token, requests, env) => {
+  const requestsFile = path.join(tmp, `${label}-requests.json`)
+  const recordedFile = path.join(tmp, `${label}-recorded.json`)
+  fs.writeFileSync(requestsFile, JSON.stringify(requests))
+  execFileSync(process.execPath, [path.join(root, "bench/hot-path/record.mjs"), url, token, recordedFile, requestsFile], { env: withEnv(env), stdio: "inherit" })
+  const recorded = JSON.parse(fs.readFileSync(recordedFile, "utf8"))
+  const host = await startServer([erpBin, "serve", "--port", "0", "--json", "--no-webhooks"], { ...env, DATABASE_URL: url })
+  const reference = await startServer([path.join(root, "bench/hot-path/reference-server.mjs"), url, token, recordedFile])
+  const rows = []
+  for (const [name, request] of Object.entries(recorded)) {
+    const body = request.body ?? request.bodies?.[0]
+    const ask = (server) => fetch(server.url + request.path, {
+      method: request.method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {})
+    }).then((response) => response.text())
+    const [fromHost, fromReference] = await Promise.all([ask(host), ask(reference)])
+    // Reads must be byte for byte the same; a write answers a new id or state and time each time.
+    const sameBytes = request.method === "GET" ? fromHost === fromReference : "n/a (write)"
+    for (const server of [host, reference]) await drive(server, request, token, settings.warmupSeconds)
+    const samples = { erp: [], reference: [] }
+    for (let round = 0; round < settings.rounds; round++) {
+      const order = round % 2 === 0 ? ["erp", "reference"] : ["reference", "erp"]
+      for (const side of order) samples[side].push(await drive(side === "erp" ? host : reference, request, token, settings.seconds))
+    }
+    const summary = (list) => ({
+      rps: median(list.map((sample) => sample.rps)),
+      p50: median(list.map((sample) => sample.p50)),
+      p99: median(list.map((sample) => sample.p99)),
+      cpuPerRequest: median(list.map((sample) => sample.cpuPerRequest)),
+      non2xx: list.reduce((sum, sample) => sum + sample.non2xx, 0),
+      errors: list.reduce((sum, sample) => sum + sample.errors, 0)
+    })
+    const row = {
+      name,
+      request: `${request.method} ${request.path.length > 70 ? `${request.path.slice(0, 67)}…` : request.path}`,
+      statements: request.statements.length,
+      sameBytes,
+      erp: summary(samples.erp),
+      reference: summary(samples.reference),
+      rounds: samples
+    }
+    row.ratio = row.erp.rps / row.reference.rps
+    rows.push(row)
+    console.error(`${name}: erp ${row.erp.rps.toFixed(0)} req/s, reference ${row.reference.rps.toFixed(0)} req/s, ratio ${row.ratio.toFixed(2)}`)
+  }
+  await stop(host)
+  await stop(reference)
+  return rows
+}
+
+const untilHealthy = async (url, child) => {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error("the host exited")
+    try {
+      if ((await fetch(`${url}/health`)).status === 200) return
+    } catch {}
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Milliseconds from spawning `erp serve` on an embedded folder to the first 200 on /health. */
+const embeddedStart = async (dataDir) => {
+  const started = performance.now()
+  const server = await startServer([erpBin, "serve", "--port", "0", "--json", "--no-webhooks"], { ERP_DATA_DIR: dataDir, DATABASE_URL: undefined })
+  await untilHealthy(server.url, server.child)
+  const elapsed = performance.now() - started
+  await stop(server)
+  return elapsed
+}
+
+const cliLatency = (args, env) => {
+  const times = []
+  for (let run = 0; run < settings.cliRuns; run++) {
+    const started = performance.now()
+    const result = spawnSync(process.execPath, [erpBin, ...args], { env: withEnv(env), stdio: "ignore" })
+    if (result.status !== 0) throw new Error(`erp ${args.join(" ")} exited with ${result.status}`)
+    times.push(performance.now() - started)
+  }
+  return median(times)
+}
+
+// ---- The data sets ----
+
+const readPool = new pg.Pool({ connectionString: readUrl, max: 1 })
+const tenantId = process.env.BENCH_TENANT ??
+  (await readPool.query("SELECT tenant_id FROM sales_orders GROUP BY tenant_id ORDER BY count(*) DESC LIMIT 1")).rows[0]?.tenant_id
+if (!tenantId) throw new Error("No sales orders in BENCH_DATABASE_URL: seed it first (bench/README.md)")
+const orders = Number((await readPool.query("SELECT count(*) FROM sales_orders WHERE tenant_id = $1", [tenantId])).rows[0].count)
+const middle = (await readPool.query("SELECT record_number, id FROM sales_orders WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY record_number OFFSET $2 LIMIT 1", [tenantId, Math.floor(orders / 2)])).rows[0]
+const order = (await readPool.query("SELECT o.id FROM sales_orders o WHERE o.tenant_id = $1 AND o.deleted_at IS NULL AND EXISTS (SELECT 1 FROM sales_order_items i WHERE i.tenant_id = o.tenant_id AND i.sales_order_id = o.id) ORDER BY o.record_number LIMIT 1", [tenantId])).rows[0]
+const product = (await readPool.query("SELECT id FROM products WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY created_at, id LIMIT 1", [tenantId])).rows[0]
+const postgresVersion = (await readPool.query("SHOW server_version")).rows[0].server_version
+await readPool.end()
+
+const keyFor = (url, tenant) =>
+  erp(["keys", "create", "--tenant", tenant, "--name", "bench", "--all", "--rate-limit", "1000000", "--json"], { DATABASE_URL: url }).token
+
+const readToken = keyFor(readUrl, tenantId)
+const readRequests = {
+  "list, limit 100": { method: "GET", path: "/sales-orders?limit=100" },
+  "2 filters + sort": { method: "GET", path: "/sales-orders?limit=100&status=confirmed&operation_type=sale&sort=record_number:desc" },
+  [`deep page (record ${middle.record_number})`]: { method: "GET", path: "/sales-orders?limit=100", deep: [Number(middle.record_number), middle.id] },
+  "get one sales order": { method: "GET", path: `/sales-orders/${order.id}` },
+  "get one product": { method: "GET", path: `/products/${product.id}` }
+}
+
+const rows = []
+console.error(`Reads: ${orders.toLocaleString("en")} sales orders, tenant ${tenantId}; ${settings.rounds} rounds of ${settings.seconds} s, ${settings.connections} connections`)
+rows.push(...await compare("read", readUrl, readToken, readRequests, {}))
+
+if (writeUrl) {
+  const tenant = erp(["tenants", "create", "--name", `Bench ${new Date().toISOString()}`, "--country", "BR", "--json"], { DATABASE_URL: writeUrl })
+  const writeToken = keyFor(writeUrl, tenant.id)
+  const writePool = new pg.Pool({ connectionString: writeUrl, max: 1 })
+  const target = (await writePool.query("INSERT INTO products (tenant_id, name) VALUES ($1, 'Bench target') RETURNING id", [tenant.id])).rows[0].id
+  await writePool.end()
+  rows.push(...await compare("write", writeUrl, writeToken, {
+    "create a product": { method: "POST", path: "/products", body: { name: "Bench product", sale_price: "12.50", tags: ["bench"] } },
+    "update a product": { method: "PATCH", path: `/products/${target}`, bodies: [{ name: "Bench product, renamed", sale_price: "13.75" }, { name: "Bench product", sale_price: "12.50" }] }
+  }, {}))
+} else {
+  console.error("BENCH_WRITE_DATABASE_URL not set: writes skipped")
+}
+
+// ---- Outside the host ----
+
+const dataDir = path.join(tmp, "embedded")
+const freshStartMs = await embeddedStart(dataDir)
+const existingStartMs = await embeddedStart(dataDir)
+const cli = {
+  "erp --version": cliLatency(["--version"], { DATABASE_URL: undefined }),
+  "erp tenants list (PostgreSQL)": cliLatency(["tenants", "list", "--json"], { DATABASE_URL: readUrl }),
+  "erp keys list (PostgreSQL)": cliLatency(["keys", "list", "--tenant", tenantId, "--json"], { DATABASE_URL: readUrl })
+}
+
+// ---- Report ----
+
+const fixed = (value, digits = 0) => value === null || value === undefined ? "–" : value.toFixed(digits)
+const lines = [
+  "| Request | statements | same bytes | erp req/s | reference req/s | ratio | p50 ms erp / ref | p99 ms erp / ref | CPU ms/req erp / ref | non-2xx |",
+  "|---|---|---|---|---|---|---|---|---|---|",
+  ...rows.map((row) =>
+    `| ${row.name} | ${row.statements} | ${row.sameBytes === true ? "yes" : row.sameBytes || "NO"} | ${fixed(row.erp.rps)} | ${fixed(row.reference.rps)} | ${fixed(row.ratio, 2)} | ${fixed(row.erp.p50, 1)} / ${fixed(row.reference.p50, 1)} | ${fixed(row.erp.p99, 1)} / ${fixed(row.reference.p99, 1)} | ${fixed(row.erp.cpuPerRequest, 2)} / ${fixed(row.reference.cpuPerRequest, 2)} | ${row.erp.non2xx + row.erp.errors} / ${row.reference.non2xx + row.reference.errors} |`),
+  "",
+  `Embedded store start to the first 200 on /health: fresh folder ${fixed(freshStartMs)} ms, existing folder ${fixed(existingStartMs)} ms`,
+  ...Object.entries(cli).map(([command, ms]) => `${command}: ${fixed(ms)} ms (median of ${settings.cliRuns})`)
+]
+const deep = rows.find((row) => row.name.startsWith("deep"))
+const first = rows.find((row) => row.name.startsWith("list"))
+if (deep && first) lines.push(`Deep page / first page latency (p50): ${fixed(deep.erp.p50 / first.erp.p50, 2)}`)
+console.log(lines.join("\n"))
+
+const commit = (() => {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim()
+  } catch {
+    return null
+  }
+})()
+const machine = {
+  cpus: os.cpus().length,
+  cpu: os.cpus()[0]?.model,
+  memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  loadAverage: os.loadavg(),
+  platform: `${os.platform()} ${os.release()}`,
+  node: process.version,
+  postgres: postgresVersion
+}
+const resultsDir = path.join(root, "bench/results")
+fs.mkdirSync(resultsDir, { recursive: true })
+const file = path.join(resultsDir, `hot-path-${new Date().toISOString().replace(/[:.]/g, "-")}${quick ? "-quick" : ""}.json`)
+fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), commit, quick, settings, machine, orders, rows, embeddedStart: { freshMs: freshStartMs, existingMs: existingStartMs }, cliMs: cli }, null, 2)}\n`)
+console.error(`Written ${path.relative(root, file)}`)
+fs.rmSync(tmp, { recursive: true, force: true })
+process.exit(0)
