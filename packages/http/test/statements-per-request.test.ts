@@ -90,7 +90,7 @@ describe.each(storeKinds)("statements per request on %s", (kind) => {
   })
 
   it("a tenant's new rate limit, set through the host's own services, applies to its warm keys at once", async () => {
-    const other = await host.createTenant()
+    const other = await host.createTenant("BR", { defaultRateLimit: true })
     const before = await host.request("GET", "/products?limit=1", { token: other.token })
     expect(before.headers.get("ratelimit-limit")).toBe("6000")
     await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.setRateLimit(other.id, 1_200)))

@@ -24,6 +24,8 @@ export interface OAuthSettings {
    */
   readonly basePath: string
   readonly dynamicRegistration: boolean
+  /** Dynamic registrations one address may make a minute (`ERP_OAUTH_REGISTRATIONS_PER_MINUTE`, default 10): more behind a shared NAT. */
+  readonly registrationsPerMinute: number
   /**
    * Take the caller's address for per-IP limits from the first X-Forwarded-For entry: only
    * behind a proxy that sets that header itself. Needed behind the fetch handler, which sees no socket.
@@ -36,6 +38,13 @@ export interface OAuthSettings {
     readonly refreshSeconds: number
     readonly sessionSeconds: number
   }
+}
+
+const registrationsPerMinute = (text: string | undefined): number => {
+  if (text === undefined || text.trim() === "") return 10
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < 1) throw new InvalidSetting(`ERP_OAUTH_REGISTRATIONS_PER_MINUTE must be a whole number above 0, got "${text}"`)
+  return value
 }
 
 export const DEFAULT_LIFETIMES: OAuthSettings["lifetimes"] = {
@@ -62,6 +71,7 @@ export class OAuthConfig extends Context.Tag("erp/core/OAuthConfig")<OAuthConfig
       publicUrl: env.ERP_PUBLIC_URL || undefined,
       basePath: "",
       dynamicRegistration: env.ERP_DYNAMIC_REGISTRATION !== "false",
+      registrationsPerMinute: registrationsPerMinute(env.ERP_OAUTH_REGISTRATIONS_PER_MINUTE),
       trustProxy: env.ERP_TRUST_PROXY === "true",
       externalIdp: external,
       lifetimes: DEFAULT_LIFETIMES,

@@ -33,7 +33,6 @@ export const oauthErrorResponse = (failure: OAuthError, basicAuth = false) =>
     }
   )
 
-const RATE_REGISTER = { limit: 10, windowSeconds: 60 } as const
 
 /** Authorization server and protected resource metadata, the JWKS, token, revoke, userinfo and registration. */
 export const makeEndpoints = Effect.gen(function* () {
@@ -164,7 +163,7 @@ export const makeEndpoints = Effect.gen(function* () {
     if (!config.dynamicRegistration) {
       return yield* Effect.fail(oauthError("access_denied", "Dynamic client registration is turned off on this server", 403))
     }
-    const decision = yield* limiter.hit(`register:${clientAddress(request, config.trustProxy)}`, RATE_REGISTER)
+    const decision = yield* limiter.hit(`register:${clientAddress(request, config.trustProxy)}`, { limit: config.registrationsPerMinute, windowSeconds: 60 })
     if (!decision.allowed) return tooManyRequests(decision, "Too many client registrations from this address")
     const body = yield* readJsonBody(request).pipe(Effect.mapError((error) => oauthError("invalid_client_metadata", error.message)))
     const metadata = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>
