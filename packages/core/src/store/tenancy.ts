@@ -141,6 +141,22 @@ export const layerTenancy = Layer.effect(
 
     const lastAdmin = () => unprocessable("A company keeps at least one admin", { role: ["the last admin cannot be demoted or removed"] }, "LAST_ADMIN")
 
+    /**
+     * One member of a tenant changed in a transaction, the tenant's admins locked with it, so
+     * `change` can hold the last-admin rule against concurrent demotions and removals.
+     */
+    const changeMember = <E>(
+      tenantId: string,
+      membershipId: string,
+      change: (tenant: string, id: string, found: Effect.Effect.Success<ReturnType<typeof lockedMember>>) => Effect.Effect<void, E>
+    ) =>
+      Effect.gen(function* () {
+        const tenant = yield* getTenant(tenantId)
+        const id = yield* requireUuid(membershipId, "member id")
+        yield* sql.withTransaction(Effect.flatMap(lockedMember(tenant.id, id), (found) => change(tenant.id, id, found))).pipe(Effect.catchTag("SqlError", Effect.die))
+        return { tenant: tenant.id, id }
+      })
+
     return Tenancy.of({
       setRateLimit: (id, perMinute) =>
         Effect.gen(function* () {
@@ -154,32 +170,21 @@ export const layerTenancy = Layer.effect(
       listMembers: (tenantId) => Effect.flatMap(getTenant(tenantId), (tenant) => selectMembers(tenant.id)),
       updateMember: ({ tenantId, membershipId, role, permissions }) =>
         Effect.gen(function* () {
-          const tenant = yield* getTenant(tenantId)
-          const id = yield* requireUuid(membershipId, "member id")
-          yield* sql.withTransaction(
+          const { tenant, id } = yield* changeMember(tenantId, membershipId, (tenant, id, found) =>
             Effect.gen(function* () {
-              const found = yield* lockedMember(tenant.id, id)
               if (found.lastAdmin && role !== "admin") return yield* Effect.fail(lastAdmin())
-              yield* sql`UPDATE memberships SET role = ${role}, updated_at = now() WHERE tenant_id = ${tenant.id}::uuid AND id = ${id}::uuid`.pipe(Effect.orDie)
-              yield* sql`DELETE FROM membership_permissions WHERE tenant_id = ${tenant.id}::uuid AND membership_id = ${id}::uuid`.pipe(Effect.orDie)
-              yield* insertGrants("membership_permissions", "membership_id", tenant.id, id, role === "admin" ? [] : permissions).pipe(Effect.orDie)
-            })
-          ).pipe(Effect.catchTag("SqlError", Effect.die))
-          const [member] = yield* selectMembers(tenant.id, id)
+              yield* sql`UPDATE memberships SET role = ${role}, updated_at = now() WHERE tenant_id = ${tenant}::uuid AND id = ${id}::uuid`.pipe(Effect.orDie)
+              yield* sql`DELETE FROM membership_permissions WHERE tenant_id = ${tenant}::uuid AND membership_id = ${id}::uuid`.pipe(Effect.orDie)
+              yield* insertGrants("membership_permissions", "membership_id", tenant, id, role === "admin" ? [] : permissions).pipe(Effect.orDie)
+            }))
+          const [member] = yield* selectMembers(tenant, id)
           return member
         }),
       removeMember: (tenantId, membershipId) =>
-        Effect.gen(function* () {
-          const tenant = yield* getTenant(tenantId)
-          const id = yield* requireUuid(membershipId, "member id")
-          yield* sql.withTransaction(
-            Effect.gen(function* () {
-              const found = yield* lockedMember(tenant.id, id)
-              if (found.lastAdmin) return yield* Effect.fail(lastAdmin())
-              yield* sql`DELETE FROM memberships WHERE tenant_id = ${tenant.id}::uuid AND id = ${id}::uuid`.pipe(Effect.orDie)
-            })
-          ).pipe(Effect.catchTag("SqlError", Effect.die))
-        }),
+        Effect.asVoid(changeMember(tenantId, membershipId, (tenant, id, found) =>
+          found.lastAdmin
+            ? Effect.fail(lastAdmin())
+            : sql`DELETE FROM memberships WHERE tenant_id = ${tenant}::uuid AND id = ${id}::uuid`.pipe(Effect.orDie, Effect.asVoid))),
       setTimeZone: (id, timeZone) =>
         Effect.gen(function* () {
           const tenant = yield* getTenant(id)
