@@ -4,8 +4,19 @@ import { describeStore, ensureDemoTenant, explainStartupFailure, firstStartBanne
 import { checkPortFree, layerNodeServer } from "@erp/http"
 import { Effect, Layer } from "effect"
 import { CliFailure, reportFailure, storeFrom, type StoreFlags } from "../runtime.js"
-import type { ServeOptions } from "./serve.js"
 import { dispatcherOptionsFrom, layerWebhooksIf, type WebhookFlags } from "./worker.js"
+
+/** The options of `erp serve` (declared in serve.ts, run here). */
+export interface ServeOptions {
+  readonly port: string
+  readonly host: string
+  readonly publicUrl?: string
+  readonly dynamicRegistration: boolean
+  readonly trustProxy?: boolean
+  readonly json?: boolean
+  readonly webhooks: boolean
+  readonly panel: boolean
+}
 
 const parsePort = (value: string) => {
   const port = Number(value)

@@ -1,16 +1,7 @@
 import { type Command, Option } from "commander"
 import type { StoreFlags } from "../runtime.js"
+import type { ServeOptions } from "./serve-run.js"
 
-export interface ServeOptions {
-  readonly port: string
-  readonly host: string
-  readonly publicUrl?: string
-  readonly dynamicRegistration: boolean
-  readonly trustProxy?: boolean
-  readonly json?: boolean
-  readonly webhooks: boolean
-  readonly panel: boolean
-}
 
 const EXAMPLES = `
 Environment: PORT, HOST, DATABASE_URL, ERP_DATA_DIR, ERP_PUBLIC_URL, ERP_DYNAMIC_REGISTRATION=false,
