@@ -33,11 +33,15 @@ export type StdioCredential = { readonly apiKey: string } | { readonly user: str
  * opened, the key is refused or the user is unknown. A local user is trusted as the
  * operator who starts the process (no password: whoever runs this command can open the store anyway).
  */
+/** How long calls may still run after the client closed stdin. */
+const DRAIN_MS = 30_000
+
 export const runStdio = async (options: StdioCredential & { readonly store: StoreLocation }): Promise<void> => {
   const restoreConsole = routeConsoleToStderr()
   const runtime = ManagedRuntime.make(layerCore(options.store).pipe(Layer.provideMerge(layerStderrLogger)))
   const signals = ["SIGINT", "SIGTERM"] as const
   let stop = () => {}
+  let finishThenStop = () => {}
   try {
     const opened = await runtime.runPromiseExit(Effect.void)
     // A store that cannot be opened reads as one plain line (a StartupError), as for every command.
@@ -60,23 +64,37 @@ export const runStdio = async (options: StdioCredential & { readonly store: Stor
       throw new Error("apiKey" in options ? `The API key was refused: ${refused.message}` : `${refused.message}: create it with erp users create`)
     }
 
+    // Calls still running when the client closes stdin: a client may send its requests and close
+    // at once (a shell pipe does), and still expects the answers.
+    const running = new Set<Promise<unknown>>()
     const server = makeMcpServer({
       caller,
       choosesTenant: checked.value.choosesTenant,
-      run: (effect, runOptions) => runtime.runPromise(effect, runOptions)
+      run: (effect, runOptions) => {
+        const call = runtime.runPromise(effect, runOptions)
+        running.add(call)
+        void call.then(() => running.delete(call), () => running.delete(call))
+        return call
+      }
     })
     const closed = new Promise<void>((resolve) => {
       server.onclose = resolve
     })
     stop = () => void server.close()
-    process.stdin.once("end", stop)
+    finishThenStop = () => {
+      const drained = Promise.allSettled([...running])
+      const limit = new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())
+      // One turn after the last call settles, so the SDK has written its answer.
+      void Promise.race([drained, limit]).then(() => setImmediate(stop))
+    }
+    process.stdin.once("end", finishThenStop)
     // A client that went away makes writes fail with EPIPE; that ends the session rather than the process.
     process.stdout.on("error", stop)
     for (const signal of signals) process.once(signal, stop)
     await server.connect(new StdioServerTransport())
     await closed
   } finally {
-    process.stdin.off("end", stop)
+    process.stdin.off("end", finishThenStop)
     process.stdout.off("error", stop)
     for (const signal of signals) process.off(signal, stop)
     await runtime.dispose()

@@ -119,6 +119,24 @@ describe.each(storeKinds)("erp mcp over stdio on %s", (kind) => {
     await again.close()
   }, 60_000)
 
+  it("answers the calls a client sent before closing stdin, as a shell pipe does", async () => {
+    const child = spawn(process.execPath, mcpArgs(token, store), { env: childEnv })
+    let stdout = ""
+    child.stdout.on("data", (chunk) => (stdout += chunk))
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve))
+    const message = (body: object) => `${JSON.stringify({ jsonrpc: "2.0", ...body })}\n`
+    child.stdin.end(
+      message({ id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "pipe", version: "1" } } }) +
+      message({ method: "notifications/initialized" }) +
+      message({ id: 2, method: "tools/call", params: { name: "create_product", arguments: { name: "Piped lamp" } } })
+    )
+    expect(await exited).toBe(0)
+    const answers = stdout.trim().split("\n").map((line) => JSON.parse(line) as { id?: number; result?: { isError?: boolean; structuredContent?: { name?: string } } })
+    const call = answers.find((answer) => answer.id === 2)
+    expect(call?.result?.isError, stdout).toBeFalsy()
+    expect(call?.result?.structuredContent?.name).toBe("Piped lamp")
+  }, 60_000)
+
   it("starts from examples/mcp-client-config.json: our CLI by path, never npx (an unrelated npm package is named erp)", async () => {
     const config = JSON.parse(fs.readFileSync("examples/mcp-client-config.json", "utf8")) as {
       mcpServers: { erp: { command: string; args: Array<string>; env: Record<string, string> } }
