@@ -20,12 +20,19 @@ const drainable = (stream: NodeJS.WritableStream) => async (line: string) => {
   if (!stream.write(`${line}\n`)) await once(stream, "drain")
 }
 
-export const stdoutSink = (): LineSink => ({
-  write: drainable(process.stdout),
-  commit: async () => undefined,
-  abort: () => undefined,
-  target: "stdout"
-})
+export const stdoutSink = (): LineSink => {
+  // The reader went away (`erp export … | head`): it has what it wanted, so stop quietly, as
+  // other writers into a closed pipe do, instead of reporting a failed export.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0)
+  })
+  return {
+    write: drainable(process.stdout),
+    commit: async () => undefined,
+    abort: () => undefined,
+    target: "stdout"
+  }
+}
 
 export const fileSink = (file: string): LineSink => {
   const final = path.resolve(file)
