@@ -174,7 +174,9 @@ const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
 /**
  * A country block (`br_data`, `us_data`) stored as a compact jsonb object and
  * answered with every key (null when unset) and, for parties, the owner's id.
- * Updates merge key by key; `null` for the whole block clears it.
+ * A block with no row of its own (an invoice's) also answers the record's id as `id`
+ * (`answersId`) and keys computed on read (`computed`). Updates merge key by key;
+ * `null` for the whole block clears it.
  */
 export const block = <Keys extends Schema.Struct.Fields>(spec: {
   readonly identifier: string
@@ -183,18 +185,36 @@ export const block = <Keys extends Schema.Struct.Fields>(spec: {
   readonly input: Schema.Schema<any, any>
   /** The owner's id inside the block (`customer_id`), from the row. */
   readonly owner?: { readonly key: string }
+  /** The record's id as the block's `id` too. */
+  readonly answersId?: boolean
+  /** Keys computed on read, each an SQL expression over the row `r`. */
+  readonly computed?: Readonly<Record<string, { readonly sql: string; readonly schema: Schema.Schema<any, any> }>>
   readonly filters?: Readonly<Record<string, FieldType>>
   readonly inputOnlyKeys?: ReadonlyArray<string>
 }) => {
-  const ownerKeys = spec.owner ? { [spec.owner.key]: Schema.String } : {}
-  const output = Schema.Struct({ ...ownerKeys, ...spec.keys }).annotations({ identifier: spec.identifier })
-  const names = [...Object.keys(ownerKeys), ...Object.keys(spec.keys)]
+  const computed = spec.computed ?? {}
+  const owner = spec.owner?.key
+  // Keys the server fills in, never stored: the ids from the row and the computed ones.
+  const derivedKeys: Record<string, Schema.Schema<any, any>> = {
+    ...(spec.answersId ? { id: Schema.String } : {}),
+    ...(owner ? { [owner]: Schema.String } : {})
+  }
+  const output = Schema.Struct({
+    ...derivedKeys,
+    ...spec.keys,
+    ...Object.fromEntries(Object.entries(computed).map(([name, entry]) => [name, entry.schema]))
+  }).annotations({ identifier: spec.identifier })
+  const names = [...Object.keys(derivedKeys), ...Object.keys(spec.keys), ...Object.keys(computed)]
+  const derived = [...Object.keys(derivedKeys), ...Object.keys(computed)]
   const read = Schema.transform(Schema.Unknown, Schema.typeSchema(output), {
     strict: false,
     decode: (stored) => Object.fromEntries(names.map((name) => [name, isObject(stored) ? stored[name] ?? null : null])),
     encode: (value) => value
   })
-  const owner = spec.owner?.key
+  const extra = [
+    ...Object.keys(derivedKeys).map((name) => `'${name}', r.id`),
+    ...Object.entries(computed).map(([name, entry]) => `'${name}', ${entry.sql}`)
+  ]
   type Block = Schema.Schema.Type<typeof output>
   return column<Block, unknown>({
     type: "jsonb",
@@ -203,12 +223,13 @@ export const block = <Keys extends Schema.Struct.Fields>(spec: {
     inputSchema: spec.input,
     clearable: true,
     patch: "merge",
-    ...(owner ? { select: `({self} || jsonb_build_object('${owner}', r.id))` } : {}),
+    ...(extra.length > 0 ? { select: `({self} || jsonb_build_object(${extra.join(", ")}))` } : {}),
     ...(spec.filters ? { blockFilters: spec.filters } : {}),
     ...(spec.inputOnlyKeys ? { inputOnlyKeys: spec.inputOnlyKeys } : {}),
     normalize: (value) => {
       if (!isObject(value)) return {}
-      const { [owner ?? "\u0000"]: _owner, ...rest } = value
+      const rest: Record<string, unknown> = { ...value }
+      for (const name of derived) delete rest[name]
       return compact(rest)
     }
   })

@@ -16,7 +16,7 @@ import {
 } from "../engine/resource.js"
 import { unprocessable } from "../errors.js"
 import { decimal } from "../money/decimal.js"
-import { clearable, date, Digits, Email, freeText, money, Problems, reference, Text, text } from "./common.js"
+import { block, clearable, date, Digits, Email, freeText, money, Problems, reference, Text, text } from "./common.js"
 import { customers } from "./customers.js"
 import { READINESS_SQL, TAXES_SQL, WARNINGS_SQL } from "./invoice-reads.js"
 import { resolveInvoiceTaxes, TAX_INPUT_FIELDS } from "./invoice-taxes.js"
@@ -53,40 +53,7 @@ const recordBlock = <Keys extends Schema.Struct.Fields>(spec: {
   readonly input: Schema.Schema<any, any>
   readonly computed?: Readonly<Record<string, { readonly sql: string; readonly schema: Schema.Schema<any, any> }>>
   readonly filters?: Readonly<Record<string, FieldType>>
-}) => {
-  const computed = spec.computed ?? {}
-  const output = Schema.Struct({
-    id: Schema.String,
-    [spec.owner]: Schema.String,
-    ...spec.keys,
-    ...Object.fromEntries(Object.entries(computed).map(([name, entry]) => [name, entry.schema]))
-  }).annotations({ identifier: spec.identifier })
-  const names = ["id", spec.owner, ...Object.keys(spec.keys), ...Object.keys(computed)]
-  const derived = ["id", spec.owner, ...Object.keys(computed)]
-  const read = Schema.transform(Schema.Unknown, Schema.typeSchema(output), {
-    strict: false,
-    decode: (stored) => Object.fromEntries(names.map((name) => [name, isObject(stored) ? stored[name] ?? null : null])),
-    encode: (value) => value
-  })
-  const extra = [`'id', r.id`, `'${spec.owner}', r.id`, ...Object.entries(computed).map(([name, entry]) => `'${name}', ${entry.sql}`)].join(", ")
-  type Block = Schema.Schema.Type<typeof output>
-  return column<Block, unknown>({
-    type: "jsonb",
-    output: output as unknown as Schema.Schema<Block, any>,
-    read: read as unknown as Schema.Schema<Block, any>,
-    inputSchema: spec.input,
-    clearable: true,
-    patch: "merge",
-    select: `({self} || jsonb_build_object(${extra}))`,
-    ...(spec.filters ? { blockFilters: spec.filters } : {}),
-    normalize: (value) => {
-      if (!isObject(value)) return {}
-      const rest: Record<string, unknown> = { ...value }
-      for (const name of derived) delete rest[name]
-      return compact(rest)
-    }
-  })
-}
+}) => block({ ...spec, owner: { key: spec.owner }, answersId: true })
 
 const Code = (max: number) => clearable(Text(max))
 
