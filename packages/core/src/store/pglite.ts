@@ -7,10 +7,10 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Stream } from "effect"
 import * as path from "node:path"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import pg from "pg"
 import { embeddedSocketAnswers, serveEmbeddedSocket, SOCKET_PORT, socketFolder } from "./embedded-socket.js"
 import { acquireDataDirLock, DataDirLocked } from "./lock.js"
-import { pgTypeParser, textParsers } from "./types.js"
+import { layerPgPool } from "./postgres.js"
+import { textParsers } from "./types.js"
 
 export interface PgliteOptions {
   /** Folder of the persistent store; omitted means in memory. */
@@ -133,30 +133,7 @@ export const layerPglite = (options: PgliteOptions): Layer.Layer<SqlClient.SqlCl
  * (statement timeout) must not change the holder's own session.
  */
 const layerThroughHolder = (dataDir: string): Layer.Layer<SqlClient.SqlClient, unknown> =>
-  PgClient.layerFromPool({
-    acquire: Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const pool = new pg.Pool({
-            host: socketFolder(dataDir),
-            port: SOCKET_PORT,
-            user: "postgres",
-            database: "postgres",
-            max: 1,
-            application_name: "erp-cli",
-            types: { getTypeParser: pgTypeParser }
-          })
-          pool.on("error", () => undefined)
-          await pool.query("SELECT 1").catch(async (error) => {
-            await pool.end().catch(() => undefined)
-            throw error
-          })
-          return pool
-        },
-        catch: (cause) => new SqlError({ cause, message: `Could not reach the embedded store through ${socketFolder(dataDir)}: ${String(cause)}` })
-      }),
-      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1_000))
-    ),
-    applicationName: "erp-cli",
-    types: { getTypeParser: pgTypeParser }
-  })
+  layerPgPool(
+    { host: socketFolder(dataDir), port: SOCKET_PORT, user: "postgres", database: "postgres", max: 1, application_name: "erp-cli" },
+    `Could not reach the embedded store through ${socketFolder(dataDir)}`
+  )

@@ -37,19 +37,27 @@ export const storeLimitsFromEnv = (): StoreLimits => ({
  */
 export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, applicationName = "erp"): Layer.Layer<SqlClient.SqlClient, unknown> => {
   const settings = { ...storeLimitsFromEnv(), ...limits }
-  return PgClient.layerFromPool({
+  return layerPgPool({
+    connectionString: url,
+    max: settings.poolSize,
+    connectionTimeoutMillis: settings.poolWaitMs,
+    statement_timeout: settings.statementTimeoutMs,
+    idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
+    application_name: applicationName
+  }, "PgClient: Failed to connect")
+}
+
+/**
+ * A `SqlClient` over a node-postgres pool with our value parsing: the pool answers one
+ * `SELECT 1` before the layer is built (a store that cannot be reached fails start-up, with
+ * `failure` as its message), and is ended with the layer.
+ */
+export const layerPgPool = (config: pg.PoolConfig & { readonly application_name: string }, failure: string): Layer.Layer<SqlClient.SqlClient, unknown> =>
+  PgClient.layerFromPool({
     acquire: Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const pool = new pg.Pool({
-            connectionString: url,
-            max: settings.poolSize,
-            connectionTimeoutMillis: settings.poolWaitMs,
-            statement_timeout: settings.statementTimeoutMs,
-            idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
-            application_name: applicationName,
-            types: { getTypeParser }
-          })
+          const pool = new pg.Pool({ ...config, types: { getTypeParser } })
           // A connection that dies while idle is dropped by the pool; without a listener Node would throw.
           pool.on("error", () => undefined)
           await pool.query("SELECT 1").catch(async (error) => {
@@ -58,11 +66,10 @@ export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, ap
           })
           return pool
         },
-        catch: (cause) => new SqlError({ cause, message: "PgClient: Failed to connect" })
+        catch: (cause) => new SqlError({ cause, message: failure })
       }),
       (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1_000))
     ),
-    applicationName,
+    applicationName: config.application_name,
     types: { getTypeParser }
   })
-}
