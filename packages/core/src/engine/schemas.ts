@@ -16,7 +16,7 @@ export const recordSchema = (fields: Fields, annotations: { readonly identifier:
   ).annotations(annotations)
 
 /**
- * An assembled row (columns, embeds, children) decoded into the full record: the
+ * The full record as the store builds it (columns, embeds, children): the
  * answered fields plus the hidden stored ones (keys whose records are embedded),
  * which rules and updates need and transports never see.
  */
