@@ -15,7 +15,8 @@ const recorded = JSON.parse(fs.readFileSync(recordedFile, "utf8"))
 // The credential's own bookkeeping (key lookup, last use, rate-limit leases) is left out: the
 // reference authenticates from memory, so its figures are the floor with or without it in the host.
 const BOOKKEEPING = /\b(api_keys|api_key_permissions|credential_rate_windows)\b/
-const routes = new Map(Object.values(recorded).map((entry) => [`${entry.method} ${entry.path}`, {
+// MCP calls share one route (POST /): their body tells them apart.
+const routes = new Map(Object.values(recorded).map((entry) => [`${entry.method} ${entry.path}${entry.mcp ? ` ${JSON.stringify(entry.body)}` : ""}`, {
   ...entry,
   statements: entry.statements.filter((statement) => !BOOKKEEPING.test(statement.text)),
   bytes: Buffer.from(entry.answer)
@@ -35,9 +36,10 @@ http.createServer((request, response) => {
   request.on("end", async () => {
     const authorization = request.headers.authorization ?? ""
     if (!timingSafeEqual(digest(authorization), expected)) return answer(response, 401, Buffer.from('{"status_code":401}'))
-    const route = routes.get(`${request.method} ${request.url}`)
+    const raw = Buffer.concat(chunks).toString("utf8")
+    const route = routes.get(`${request.method} ${request.url} ${raw}`) ?? routes.get(`${request.method} ${request.url}`)
     if (!route) return answer(response, 404, Buffer.from('{"status_code":404}'))
-    if (chunks.length > 0) JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    if (raw.length > 0) JSON.parse(raw)
     const client = await pool.connect()
     try {
       let serialised = 0
