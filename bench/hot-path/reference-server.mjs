@@ -22,6 +22,22 @@ const routes = new Map(Object.values(recorded).map((entry) => [`${entry.method} 
   bytes: Buffer.from(entry.answer)
 }]))
 const pool = new pg.Pool({ connectionString: url, max: 10 })
+
+// A create of a numbered record (a sales order) stores the per-tenant record_number the host took:
+// replayed as recorded, every replay after the first would break the number's uniqueness. Each
+// replay takes a fresh number instead (far above the host's), wherever the recorded one was a parameter.
+let freshNumber = 1_000_000_000
+const numberOf = (entry) => {
+  try {
+    const value = JSON.parse(entry.answer)?.record_number
+    return entry.method === "POST" && Number.isInteger(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+for (const route of routes.values()) route.number = numberOf(route)
+const parametersOf = (route, statement, fresh) =>
+  route.number === undefined ? statement.values : statement.values.map((value) => (value === route.number || value === String(route.number) ? fresh : value))
 const digest = (text) => createHash("sha256").update(text).digest()
 const expected = digest(`Bearer ${token}`)
 
@@ -43,8 +59,9 @@ http.createServer((request, response) => {
     const client = await pool.connect()
     try {
       let serialised = 0
+      const fresh = route.number === undefined ? undefined : freshNumber++
       for (const statement of route.statements) {
-        const result = await client.query(statement.text, statement.values)
+        const result = await client.query(statement.text, parametersOf(route, statement, fresh))
         serialised += JSON.stringify(result.rows).length
       }
       if (serialised < 0) throw new Error("unreachable")

@@ -33,8 +33,9 @@ const INSTRUCTIONS = "ERP integrations API. Call list_tenants first: it names th
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+/** Compact JSON: an agent reads it as well as indented, for fewer tokens and less work per call. */
 export const toolResult = (value: unknown): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(value ?? null, null, 2) }],
+  content: [{ type: "text", text: JSON.stringify(value ?? null) }],
   ...(isRecord(value) ? { structuredContent: value } : {})
 })
 
@@ -43,7 +44,7 @@ export const toolResult = (value: unknown): CallToolResult => ({
  * against the tool's `outputSchema`, which describes success.
  */
 export const toolError = (body: ErrorBody): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(body, null, 2) }],
+  content: [{ type: "text", text: JSON.stringify(body) }],
   isError: true
 })
 
