@@ -1,5 +1,6 @@
 import { checkUntrustedJson, type DomainError, errorBody, invalid, TenantBusy, TenantGate, type InvalidRequest, type OAuth, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import {
   type CallToolResult,
   CallToolRequestSchema,
@@ -163,15 +164,38 @@ export interface McpServerOptions<R> {
   readonly tools?: ReadonlyArray<ToolDefinition>
 }
 
+/**
+ * Over HTTP every request gets a server of its own (the session lives in the store): what does
+ * not depend on the request is made once. The tool list per tool set and tenant choice, and
+ * one JSON Schema validator (the SDK would build an Ajv instance for each server).
+ */
+const toolSets = new WeakMap<ReadonlyArray<ToolDefinition>, { readonly byName: ReadonlyMap<string, ToolDefinition>; readonly listed: Map<boolean, Array<Tool>> }>()
+const toolSetOf = (tools: ReadonlyArray<ToolDefinition>, choosesTenant: boolean) => {
+  let set = toolSets.get(tools)
+  if (!set) {
+    set = { byName: new Map(tools.map((tool) => [tool.name, tool])), listed: new Map() }
+    toolSets.set(tools, set)
+  }
+  let listed = set.listed.get(choosesTenant)
+  if (!listed) {
+    listed = [LIST_TENANTS, ...tools.map((tool) => listedTool(tool, choosesTenant))]
+    set.listed.set(choosesTenant, listed)
+  }
+  return { byName: set.byName, listed }
+}
+let validator: AjvJsonSchemaValidator | undefined
+
 /** An MCP server (not yet connected) offering the registry's tools, contract resources and prompts to one caller. */
 export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
-  const tools = options.tools ?? registryTools
-  const byName = new Map(tools.map((tool) => [tool.name, tool]))
-  const listed: Array<Tool> = [LIST_TENANTS, ...tools.map((tool) => listedTool(tool, options.choosesTenant))]
+  const { byName, listed } = toolSetOf(options.tools ?? registryTools, options.choosesTenant)
 
   const server = new Server(
     { name: "erp", title: "ERP integrations API", version: MCP_SERVER_VERSION },
-    { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} }, instructions: INSTRUCTIONS }
+    {
+      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator())
+    }
   )
   const run = async (name: string, effect: Effect.Effect<CallToolResult, never, R | ResourceEngine | Tenancy | OAuth>, signal: AbortSignal) => {
     try {
