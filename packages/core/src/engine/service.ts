@@ -157,6 +157,17 @@ export interface WriteOptions {
   readonly precondition?: Precondition
 }
 
+/** A walk over every record a list query matches, in pages of `size`, each record as an `A`; answers how many. */
+export type Walk<A> = <E>(
+  resource: AnyResource,
+  principal: Principal,
+  params: QueryParams,
+  size: number,
+  onPage: (records: ReadonlyArray<A>) => Effect.Effect<void, E>,
+  /** Told first how many records the walk will meet (one count query), for a progress bar. */
+  onTotal?: (total: number) => void
+) => Effect.Effect<number, InvalidRequest | Forbidden | E>
+
 /** The generic use cases of every declared resource. */
 export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<ResourceEngine, {
   readonly list: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
@@ -168,27 +179,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
    * exports), with the list's authorization, filters, visibility and keyset walk; `onPage`
    * receives each page as answered. Answers how many records were walked.
    */
-  readonly walk: <E>(
-    resource: AnyResource,
-    principal: Principal,
-    params: QueryParams,
-    size: number,
-    onPage: (records: ReadonlyArray<Row>) => Effect.Effect<void, E>,
-    /** Told first how many records the walk will meet (one count query), for a progress bar. */
-    onTotal?: (total: number) => void
-  ) => Effect.Effect<number, InvalidRequest | Forbidden | E>
+  readonly walk: Walk<Row>
   /**
    * `walk` with each record as JSON text, built by the store and never parsed here: what an
    * export writes line by line.
    */
-  readonly walkAnswers: <E>(
-    resource: AnyResource,
-    principal: Principal,
-    params: QueryParams,
-    size: number,
-    onPage: (answers: ReadonlyArray<string>) => Effect.Effect<void, E>,
-    onTotal?: (total: number) => void
-  ) => Effect.Effect<number, InvalidRequest | Forbidden | E>
+  readonly walkAnswers: Walk<string>
   /** One record by a declared lookup (`code`, `swift`, `iso2`, `tax-id`, …). */
   readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string, params?: QueryParams) => Effect.Effect<Row, ReadError>
   /** The search route: `q` required, mapped to `search`. */

@@ -1,6 +1,7 @@
-import { SchemaAST } from "effect"
+import type { SchemaAST } from "effect"
 import type { AnyField, Fields, Pick } from "../engine/field.js"
 import { fieldSql } from "../engine/fields.js"
+import { arrayElementOf, objectKeysOf } from "../engine/schemas.js"
 import { type AnyResource, type ChildCollection, isSoftDeleted, isTenantOwned } from "../engine/resource.js"
 
 /**
@@ -72,42 +73,6 @@ const blockObject = (expression: string, keys: ReadonlyArray<string>): string =>
   return /^r\.\w+$/.test(expression) ? jsonObject(members(expression)) : `(SELECT ${jsonObject(members("b.v"))} FROM (SELECT ${expression} AS v) b)`
 }
 
-/** The object a schema decodes to, through `null`-unions, refinements and suspensions: its keys in answer order. */
-const structKeys = (ast: SchemaAST.AST): ReadonlyArray<string> | undefined => {
-  switch (ast._tag) {
-    case "TypeLiteral":
-      return ast.propertySignatures.map((signature) => String(signature.name))
-    case "Union": {
-      const objects = ast.types.map(structKeys).filter((keys): keys is ReadonlyArray<string> => keys !== undefined)
-      return objects[0]
-    }
-    case "Refinement":
-      return structKeys(ast.from)
-    case "Transformation":
-      return structKeys(ast.to)
-    case "Suspend":
-      return structKeys(ast.f())
-    default:
-      return undefined
-  }
-}
-
-/** The element of an array schema (`embedMany`'s output). */
-const elementOf = (ast: SchemaAST.AST): SchemaAST.AST | undefined => {
-  switch (ast._tag) {
-    case "TupleType":
-      return ast.rest[0]?.type
-    case "Refinement":
-      return elementOf(ast.from)
-    case "Transformation":
-      return elementOf(ast.to)
-    case "Suspend":
-      return elementOf(ast.f())
-    default:
-      return undefined
-  }
-}
-
 const resourceLevel = (resource: AnyResource): Level => ({
   name: resource.name,
   fields: resource.fields,
@@ -173,7 +138,7 @@ const embeddedValue = (target: AnyResource, shape: SchemaAST.AST | undefined, pi
     return field && includes(field, "answer") ? fieldValue(level, name, field, "answer", depth) : "NULL"
   }
   if (typeof pick === "string") return value(pick)
-  const keys = (shape && structKeys(shape)) ?? (pick === undefined ? undefined : Array.isArray(pick) ? pick : Object.keys(pick))
+  const keys = (shape && objectKeysOf(shape, "decoded")) ?? (pick === undefined ? undefined : Array.isArray(pick) ? pick : Object.keys(pick))
   if (!keys) return levelRecord(level, "answer", depth)
   return jsonObject(keys.map((key) => [key, value(sourceOf(key, pick))]))
 }
@@ -193,7 +158,7 @@ const embedValue = (level: Level, name: string, field: AnyField, mode: RecordMod
   const { field: sortField, order } = target.defaultSort
   const sort = `${fieldSql(sortField, target.filters[sortField])} ${order === "asc" ? "ASC" : "DESC"}, r.id`
   const live = isSoftDeleted(target) ? " WHERE r.deleted_at IS NULL" : ""
-  const element = elementOf(shape)
+  const element = arrayElementOf(shape, "decoded")
   return `(SELECT coalesce(json_agg(${embeddedValue(target, element, embed.pick, depth + 1)} ORDER BY ${sort}), '[]'::json) FROM ${parentValues(level, "r.id")}` +
     ` JOIN ${target.table} r ON r.${embed.foreignKey} = o.k${tenantJoin(level, targetLevel)}${live})`
 }
