@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { spawn } from "node:child_process"
+import { statSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 /**
@@ -21,6 +22,18 @@ const commandOf = (args) => {
   return undefined
 }
 
+/**
+ * `npm run build` bundles the CLI (scripts/bundle.mjs): it starts in half the time. A `tsc -b`
+ * run since then (a package's build info is newer) means the bundle may hold older code, and
+ * the compiled modules run instead.
+ */
+const bundleIsCurrent = () => {
+  const modified = (relative) => statSync(new URL(relative, import.meta.url), { throwIfNoEntry: false })?.mtimeMs
+  const bundled = modified("../dist/bundle/main.js")
+  if (bundled === undefined) return false
+  return ["core", "http", "mcp", "cli"].every((name) => (modified(`../../${name}/dist/.tsbuildinfo`) ?? 0) <= bundled)
+}
+
 const args = process.argv.slice(2)
 const limitChosen = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((flag) => flag.startsWith("--max-old-space-size"))
 
@@ -34,6 +47,6 @@ if (STREAMING.has(commandOf(args)) && !limitChosen) {
     else process.exit(code ?? 1)
   })
 } else {
-  const { main } = await import("../dist/main.js")
+  const { main } = await import(bundleIsCurrent() ? "../dist/bundle/main.js" : "../dist/main.js")
   main(process.argv)
 }
