@@ -33,7 +33,7 @@ const { Effect, Layer, ManagedRuntime } = await import("effect")
 const { layerMigrated, layerPglite, writeStoreTemplateManifest } = await import("../dist/index.js")
 const partial = `${target}.partial-${process.pid}`
 fs.rmSync(partial, { recursive: true, force: true })
-const runtime = ManagedRuntime.make(layerMigrated.pipe(Layer.provideMerge(layerPglite({ dataDir: partial, serveSocket: false, fromTemplate: false }))))
+const runtime = ManagedRuntime.make(layerMigrated.pipe(Layer.provideMerge(layerPglite({ dataDir: partial, serveSocket: false, template: false }))))
 await runtime.runPromise(Effect.void)
 await runtime.dispose()
 writeStoreTemplateManifest(partial)

@@ -20,16 +20,16 @@ export interface PgliteOptions {
   readonly loadDataDir?: Blob
   /** Serve the store on the folder's socket while open (default true with a `dataDir`). */
   readonly serveSocket?: boolean
-  /** A new `dataDir` starts as a copy of the built store template, when there is one (default true). */
-  readonly fromTemplate?: boolean
+  /** The store template a new `dataDir` starts as a copy of (default: the one `npm run build` makes, when present); false for none. */
+  readonly template?: string | false
 }
 
 export const openPglite = (options: PgliteOptions) =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        if (options.dataDir && !options.loadDataDir && options.fromTemplate !== false) {
-          await copyStoreTemplate(path.join(options.dataDir, "pgdata"))
+        if (options.dataDir && !options.loadDataDir && options.template !== false) {
+          await copyStoreTemplate(path.join(options.dataDir, "pgdata"), options.template)
         }
         return PGlite.create({
           ...(options.dataDir ? { dataDir: path.join(options.dataDir, "pgdata") } : {}),
