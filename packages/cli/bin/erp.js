@@ -1,7 +1,12 @@
 #!/usr/bin/env node
 import { spawn } from "node:child_process"
 import { statSync } from "node:fs"
+import module from "node:module"
 import { fileURLToPath } from "node:url"
+
+// Node 22.1 and later keep the compiled code of the modules between runs (in the system's
+// temporary folder): a command starts sooner from the second run on. Node 20 has no such cache.
+module.enableCompileCache?.()
 
 /**
  * Export and import stream whole data sets. Left alone, V8 lets the heap grow to several
@@ -37,7 +42,13 @@ const bundleIsCurrent = () => {
 const args = process.argv.slice(2)
 const limitChosen = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((flag) => flag.startsWith("--max-old-space-size"))
 
-if (STREAMING.has(commandOf(args)) && !limitChosen) {
+const compiled = bundleIsCurrent() ? "../dist/bundle/" : "../dist/"
+
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  // What commander would print, without loading every command and the core it needs.
+  const { VERSION } = await import(`${compiled}version.js`)
+  process.stdout.write(`${VERSION}\n`)
+} else if (STREAMING.has(commandOf(args)) && !limitChosen) {
   const child = spawn(process.execPath, [...process.execArgv, ...HEAP_FLAGS, fileURLToPath(import.meta.url), ...args], { stdio: "inherit" })
   const forward = (signal) => child.kill(signal)
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, forward)
@@ -47,6 +58,6 @@ if (STREAMING.has(commandOf(args)) && !limitChosen) {
     else process.exit(code ?? 1)
   })
 } else {
-  const { main } = await import(bundleIsCurrent() ? "../dist/bundle/main.js" : "../dist/main.js")
+  const { main } = await import(`${compiled}main.js`)
   main(process.argv)
 }

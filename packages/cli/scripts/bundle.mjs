@@ -7,7 +7,7 @@
 import { build } from "esbuild"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
 
 const cliDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const outdir = path.join(cliDir, "dist/bundle")
@@ -32,7 +32,7 @@ const keepModuleUrls = {
 const partial = `${outdir}.partial-${process.pid}`
 fs.rmSync(partial, { recursive: true, force: true })
 await build({
-  entryPoints: { main: path.join(cliDir, "dist/main.js") },
+  entryPoints: { main: path.join(cliDir, "dist/main.js"), version: path.join(cliDir, "dist/version.js") },
   outdir: partial,
   bundle: true,
   splitting: true,
@@ -49,4 +49,3 @@ await build({
 })
 fs.rmSync(outdir, { recursive: true, force: true })
 fs.renameSync(partial, outdir)
-void pathToFileURL
