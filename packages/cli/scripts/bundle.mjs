@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// Bundles the built CLI (dist/main.js and everything it imports) into dist/bundle/, one chunk
-// per lazily loaded part, so that a command starts without resolving and compiling the
-// thousand-odd module files of effect, @effect/* and our packages (`erp --version` and every
-// command that does not scan data: about half the start-up). bin/erp.js runs the bundle while
-// it is newer than every package's last `tsc -b`, else dist/main.js. Run by `npm run build`.
+// Bundles the built CLI (dist/main.js and everything it imports, PGlite excepted) into one
+// CommonJS file, dist/bundle/main.cjs, so that a command starts without resolving and compiling
+// the thousand-odd module files of effect, @effect/* and our packages, and with V8's code cache
+// (bin/erp.js): about half the start-up of every command. bin/erp.js runs the bundle while it is
+// newer than every package's last `tsc -b`, else dist/main.js. Run by `npm run build`.
 import { build } from "esbuild"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -15,7 +15,7 @@ const outdir = path.join(cliDir, "dist/bundle")
 /**
  * Modules that find files beside themselves (catalog snapshots, the built store template, a
  * package's data file through createRequire) keep doing so: `import.meta.url` in a bundled
- * module becomes the URL of the file it came from, relative to the bundle's folder.
+ * module becomes the URL of the file it came from, found from the bundle's folder.
  */
 const keepModuleUrls = {
   name: "keep-module-urls",
@@ -23,8 +23,9 @@ const keepModuleUrls = {
     build.onLoad({ filter: /\.m?js$/ }, async (args) => {
       const contents = await fs.promises.readFile(args.path, "utf8")
       if (!contents.includes("import.meta.url")) return undefined
-      const relative = path.relative(outdir, args.path).split(path.sep).join("/")
-      return { contents: contents.replaceAll("import.meta.url", `new URL(${JSON.stringify(relative)}, import.meta.url).href`), loader: "js" }
+      const relative = JSON.stringify(path.relative(outdir, args.path).split(path.sep).join("/"))
+      const url = `require("node:url").pathToFileURL(require("node:path").join(__dirname, ${relative})).href`
+      return { contents: contents.replaceAll("import.meta.url", url), loader: "js" }
     })
   }
 }
@@ -32,17 +33,17 @@ const keepModuleUrls = {
 const partial = `${outdir}.partial-${process.pid}`
 fs.rmSync(partial, { recursive: true, force: true })
 await build({
-  entryPoints: { main: path.join(cliDir, "dist/main.js"), version: path.join(cliDir, "dist/version.js") },
+  entryPoints: { main: path.join(cliDir, "dist/main.js") },
   outdir: partial,
+  outExtension: { ".js": ".cjs" },
   bundle: true,
-  splitting: true,
-  format: "esm",
+  // CommonJS, because Node 20 keeps no compiled code of ES modules; a dynamic import() of ours
+  // becomes a function run on first use, so a command still runs only the code it needs.
+  format: "cjs",
   platform: "node",
   target: "node20",
   // PGlite loads its WebAssembly and data files from beside its own modules; pg-native is optional.
   external: ["@electric-sql/pglite", "@electric-sql/pglite/*", "pg-native"],
-  // Bundled CommonJS packages (commander, pg) call require.
-  banner: { js: "import { createRequire as __erpCreateRequire } from \"node:module\"; const require = __erpCreateRequire(import.meta.url);" },
   plugins: [keepModuleUrls],
   legalComments: "none",
   logLevel: "warning"
