@@ -4,7 +4,8 @@
 // figure is the median of N runs (default 5) of wall time and of the process's own CPU time (user
 // + system: steadier than wall time on a shared machine). With --vs, the same runs of the CLI of
 // another built checkout are interleaved with this one's (A B A B …), so a before/after comparison
-// holds while the machine's load drifts. Run `npm run build` first (in both checkouts).
+// holds while the machine's load drifts. Run `npm run build` first (in both checkouts). Results
+// also go to bench/results/startup-<time>.json with the machine's description and every sample.
 // hot-path/run.mjs imports `measureOutside` for its own report.
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -141,7 +142,14 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const bins = [path.join(root, "packages/cli/bin/erp.js"), ...(other ? [path.join(path.resolve(other), "packages/cli/bin/erp.js")] : [])]
   const runs = Number(option("--runs") ?? 5)
   if (!process.env.DATABASE_URL) console.error("DATABASE_URL not set: the PostgreSQL CLI commands are skipped")
+  const loadBefore = os.loadavg()
   const rows = await measureOutside({ bins, runs, log: (line) => console.error(line) })
+  const resultsDir = path.join(root, "bench/results")
+  fs.mkdirSync(resultsDir, { recursive: true })
+  const file = path.join(resultsDir, `startup-${new Date().toISOString().replace(/[:.]/g, "-")}.json`)
+  const machine = { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, memoryGiB: Math.round(os.totalmem() / 2 ** 30), loadAverage: { before: loadBefore, after: os.loadavg() }, node: process.version }
+  fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), bins, runs, machine, rows }, null, 2)}\n`)
+  console.error(`Written ${path.relative(root, file)}`)
   const header = other
     ? ["| Measurement | this: wall ms | this: CPU ms | other: wall ms | other: CPU ms | wall this/other |", "|---|---|---|---|---|---|"]
     : ["| Measurement | wall ms | CPU ms |", "|---|---|---|"]

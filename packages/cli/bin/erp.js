@@ -84,6 +84,8 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     else process.exit(code ?? 1)
   })
 } else {
-  const { main } = bundleIsCurrent() ? loadBundle(commandOf(args) === "serve" ? "serve.v8-cache" : "main.v8-cache") : await import("../dist/main.js")
+  // V8 refuses a cache made under other heap flags: export and import (run with their own) keep theirs.
+  const cacheName = commandOf(args) === "serve" ? "serve" : STREAMING.has(commandOf(args)) ? "streaming" : "main"
+  const { main } = bundleIsCurrent() ? loadBundle(`${cacheName}.v8-cache`) : await import("../dist/main.js")
   main(process.argv)
 }
