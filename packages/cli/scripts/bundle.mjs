@@ -17,6 +17,7 @@ const outdir = path.join(cliDir, "dist/bundle")
  * package's data file through createRequire) keep doing so: `import.meta.url` in a bundled
  * module becomes the URL of the file it came from, found from the bundle's folder.
  */
+const MODULE_URL = "__erpModuleUrl"
 const keepModuleUrls = {
   name: "keep-module-urls",
   setup(build) {
@@ -24,8 +25,7 @@ const keepModuleUrls = {
       const contents = await fs.promises.readFile(args.path, "utf8")
       if (!contents.includes("import.meta.url")) return undefined
       const relative = JSON.stringify(path.relative(outdir, args.path).split(path.sep).join("/"))
-      const url = `require("node:url").pathToFileURL(require("node:path").join(__dirname, ${relative})).href`
-      return { contents: contents.replaceAll("import.meta.url", url), loader: "js" }
+      return { contents: contents.replaceAll("import.meta.url", `${MODULE_URL}(${relative})`), loader: "js" }
     })
   }
 }
@@ -45,6 +45,9 @@ await build({
   // PGlite loads its WebAssembly and data files from beside its own modules; pg-native is optional.
   external: ["@electric-sql/pglite", "@electric-sql/pglite/*", "pg-native"],
   plugins: [keepModuleUrls],
+  // Defined once at the top, where `require` is the bundle's own (a module may name a local
+  // `require`); after "use strict", which must stay first for the bundle to run strict, as ES modules do.
+  banner: { js: `"use strict";\nconst ${MODULE_URL} = (file) => require("node:url").pathToFileURL(require("node:path").join(__dirname, file)).href;` },
   legalComments: "none",
   logLevel: "warning"
 })
