@@ -63,9 +63,10 @@ describe("the embedded store template", () => {
     expect(await copyStoreTemplate(path.join(scratch, "none", "pgdata"), path.join(scratch, "no-such-template"))).toBe(false)
     expect(fs.existsSync(path.join(scratch, "refused", "pgdata"))).toBe(false)
 
-    // An empty pgdata folder (a copy or initdb that never finished) holds no store.
+    // An empty pgdata folder (initdb that never finished) holds no store; a killed copy's leftovers go.
     const interrupted = path.join(scratch, "interrupted", "pgdata")
     fs.mkdirSync(interrupted, { recursive: true })
+    fs.mkdirSync(`${interrupted}.partial-99999/base`, { recursive: true })
     expect(await copyStoreTemplate(interrupted, template)).toBe(true)
     expect(fs.existsSync(path.join(interrupted, "PG_VERSION"))).toBe(true)
     expect(fs.readdirSync(path.dirname(interrupted))).toEqual(["pgdata"])

@@ -63,7 +63,7 @@ const copyTree = async (from: string, to: string): Promise<void> => {
 /**
  * Fills a store's empty `pgdata` folder from the template, when there is one made by this
  * PGlite; returns whether it did. The copy goes to a temporary name renamed at the end, so an
- * interrupted copy never looks like a store. The caller holds the folder's lock, and opens and
+ * interrupted copy never looks like a store (and is removed by the next). The caller holds the folder's lock, and opens and
  * migrates the store afterwards as always: a template older than the code only costs the
  * pending migrations (and a catalog reload when the snapshots changed).
  */
@@ -71,8 +71,13 @@ export const copyStoreTemplate = async (pgdata: string, templateDir: string = ST
   if (fs.existsSync(pgdata) && fs.readdirSync(pgdata).length > 0) return false
   const source = usableTemplate(templateDir)
   if (!source) return false
+  // Copies that a killed process left behind: the lock the caller holds means none is under way.
+  const folder = path.dirname(pgdata)
+  const prefix = `${path.basename(pgdata)}.partial-`
+  for (const name of await fs.promises.readdir(folder).catch(() => [])) {
+    if (name.startsWith(prefix)) await fs.promises.rm(path.join(folder, name), { recursive: true, force: true })
+  }
   const partial = `${pgdata}.partial-${process.pid}`
-  await fs.promises.rm(partial, { recursive: true, force: true })
   await copyTree(source, partial)
   await fs.promises.rm(pgdata, { recursive: true, force: true })
   await fs.promises.rename(partial, pgdata)
