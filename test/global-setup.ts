@@ -15,7 +15,8 @@ export default async function setup(project: TestProject) {
   // A folder of its own per run, so runs side by side never pull the template from under each other.
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "erp-test-run-"))
   const folder = path.join(root, "template")
-  const runtime = ManagedRuntime.make(layerMigrated.pipe(Layer.provideMerge(layerPglite({ dataDir: folder }))))
+  // Made from the source's migrations and catalogs, never from the template a build left behind.
+  const runtime = ManagedRuntime.make(layerMigrated.pipe(Layer.provideMerge(layerPglite({ dataDir: folder, template: false }))))
   await runtime.runPromise(Effect.void)
   await runtime.dispose()
   const db = await PGlite.create({ dataDir: path.join(folder, "pgdata") })

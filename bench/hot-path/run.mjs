@@ -9,6 +9,7 @@ import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { measureOutside } from "../startup.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const erpBin = path.join(root, "packages/cli/bin/erp.js")
@@ -145,37 +146,6 @@ const compare = async (label, url, token, requests, env) => {
   return rows
 }
 
-const untilHealthy = async (url, child) => {
-  for (;;) {
-    if (child.exitCode !== null) throw new Error("the host exited")
-    try {
-      if ((await fetch(`${url}/health`)).status === 200) return
-    } catch {}
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
-/** Milliseconds from spawning `erp serve` on an embedded folder to the first 200 on /health. */
-const embeddedStart = async (dataDir) => {
-  const started = performance.now()
-  const server = await startServer([erpBin, "serve", "--port", "0", "--json", "--no-webhooks"], { ERP_DATA_DIR: dataDir, DATABASE_URL: undefined })
-  await untilHealthy(server.url, server.child)
-  const elapsed = performance.now() - started
-  await stop(server)
-  return elapsed
-}
-
-const cliLatency = (args, env) => {
-  const times = []
-  for (let run = 0; run < settings.cliRuns; run++) {
-    const started = performance.now()
-    const result = spawnSync(process.execPath, [erpBin, ...args], { env: withEnv(env), stdio: "ignore" })
-    if (result.status !== 0) throw new Error(`erp ${args.join(" ")} exited with ${result.status}`)
-    times.push(performance.now() - started)
-  }
-  return median(times)
-}
-
 // ---- The data sets ----
 
 const readPool = new pg.Pool({ connectionString: readUrl, max: 1 })
@@ -287,14 +257,12 @@ for (const rows of [10_000, 1_000_000]) exports.push({ name: `products, ${rows.t
 if (!quick) exports.push({ name: `sales orders with items, ${orders.toLocaleString("en")}`, ...await exportRun("sales-orders", tenantId) })
 for (const run of exports) console.error(`export ${run.name}: ${run.rowsPerSecond.toFixed(0)} rows/s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`)
 
-const dataDir = path.join(tmp, "embedded")
-const freshStartMs = await embeddedStart(dataDir)
-const existingStartMs = await embeddedStart(dataDir)
-const cli = {
-  "erp --version": cliLatency(["--version"], { DATABASE_URL: undefined }),
-  "erp tenants list (PostgreSQL)": cliLatency(["tenants", "list", "--json"], { DATABASE_URL: readUrl }),
-  "erp keys list (PostgreSQL)": cliLatency(["keys", "list", "--tenant", tenantId, "--json"], { DATABASE_URL: readUrl })
-}
+// Embedded start (a new folder, the same folder again) and CLI commands on PostgreSQL: bench/startup.mjs.
+const outside = await measureOutside({ bins: [erpBin], runs: settings.cliRuns, databaseUrl: readUrl, tenantId, log: (line) => console.error(line) })
+const outsideFigure = (name) => outside.find((row) => row.name === name)?.results[0]
+const freshStartMs = outsideFigure("embedded start, new folder").wallMs
+const existingStartMs = outsideFigure("embedded start, existing folder").wallMs
+const cli = Object.fromEntries(outside.filter((row) => row.name.startsWith("erp ")).map((row) => [`${row.name} (PostgreSQL)`.replace("--version (PostgreSQL)", "--version"), row.results[0].wallMs]))
 
 // ---- Report ----
 
@@ -305,8 +273,8 @@ const lines = [
   ...rows.map((row) =>
     `| ${row.name} | ${row.statements} | ${row.sameBytes === true ? "yes" : row.sameBytes || "NO"} | ${fixed(row.erp.rps)} | ${fixed(row.reference.rps)} | ${fixed(row.ratio, 2)} | ${fixed(row.erp.p50, 1)} / ${fixed(row.reference.p50, 1)} | ${fixed(row.erp.p99, 1)} / ${fixed(row.reference.p99, 1)} | ${fixed(row.erp.cpuPerRequest, 2)} / ${fixed(row.reference.cpuPerRequest, 2)} | ${row.erp.non2xx + row.erp.errors} / ${row.reference.non2xx + row.reference.errors} |`),
   "",
-  `Embedded store start to the first 200 on /health: fresh folder ${fixed(freshStartMs)} ms, existing folder ${fixed(existingStartMs)} ms`,
-  ...Object.entries(cli).map(([command, ms]) => `${command}: ${fixed(ms)} ms (median of ${settings.cliRuns})`),
+  `Embedded store start to the first 200 on /health (median of ${settings.cliRuns}): fresh folder ${fixed(freshStartMs)} ms, existing folder ${fixed(existingStartMs)} ms`,
+  ...outside.filter((row) => row.name.startsWith("erp ")).map((row) => `${row.name}${row.name === "erp --version" ? "" : " (PostgreSQL)"}: ${fixed(row.results[0].wallMs)} ms, CPU ${fixed(row.results[0].cpuMs)} ms (median of ${settings.cliRuns})`),
   ...exports.map((run) => `erp export ${run.name}: ${fixed(run.rowsPerSecond)} rows/s in ${fixed(run.seconds, 1)} s, peak RSS ${fixed(run.peakRssMiB)} MiB`)
 ]
 const deep = rows.find((row) => row.name.startsWith("deep"))
@@ -333,7 +301,7 @@ const machine = {
 const resultsDir = path.join(root, "bench/results")
 fs.mkdirSync(resultsDir, { recursive: true })
 const file = path.join(resultsDir, `hot-path-${new Date().toISOString().replace(/[:.]/g, "-")}${quick ? "-quick" : ""}.json`)
-fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), commit, quick, settings, machine, orders, rows, embeddedStart: { freshMs: freshStartMs, existingMs: existingStartMs }, cliMs: cli, exports }, null, 2)}\n`)
+fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), commit, quick, settings, machine, orders, rows, embeddedStart: { freshMs: freshStartMs, existingMs: existingStartMs }, cliMs: cli, outside, exports }, null, 2)}\n`)
 console.error(`Written ${path.relative(root, file)}`)
 fs.rmSync(tmp, { recursive: true, force: true })
 process.exit(0)

@@ -13,8 +13,9 @@ import { registerUsers } from "./commands/users.js"
 import { registerWebhooks } from "./commands/webhooks.js"
 import { registerWorker } from "./commands/worker.js"
 import { reportFailure } from "./runtime.js"
+import { VERSION } from "./version.js"
 
-export const VERSION = "0.1.0"
+export { VERSION }
 
 /** Exit status of a command line commander refuses. */
 export const EXIT_USAGE = 2

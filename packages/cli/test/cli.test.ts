@@ -321,6 +321,17 @@ describe("erp's answers on an empty store and at start-up failures", () => {
   })
 })
 
+describe("erp --version", () => {
+  it("prints the CLI package's version, as --version and as -V", async () => {
+    const { version } = JSON.parse(fs.readFileSync(path.resolve("packages/cli/package.json"), "utf8")) as { version: string }
+    for (const flag of ["--version", "-V"]) {
+      const result = await erp([flag])
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stdout).toBe(`${version}\n`)
+    }
+  })
+})
+
 describe("erp serve on a fresh store", () => {
   it("migrates, loads catalogs, creates the demo tenant and prints a working key once", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "erp-fresh-"))
@@ -333,6 +344,11 @@ describe("erp serve on a fresh store", () => {
         expect(printed).toContain(`curl -s ${host.url}/products -H "Authorization: Bearer ${token}"`)
         const response = await fetch(`${host.url}/products`, { headers: { authorization: `Bearer ${token}` } })
         expect(response.status).toBe(200)
+        // The catalogs a new folder starts with (copied from the build's store template, or loaded) are the bundled snapshots.
+        const snapshot = JSON.parse(fs.readFileSync(path.resolve("packages/core/src/catalogs/data/countries.json"), "utf8")) as { records: Array<Record<string, unknown>> }
+        const brazil = await fetch(`${host.url}/countries/iso2/BR`, { headers: { authorization: `Bearer ${token}` } })
+        expect(brazil.status).toBe(200)
+        expect(await brazil.json()).toMatchObject(snapshot.records.find((record) => record.iso2 === "BR")!)
       } finally {
         await stop(host.child)
       }

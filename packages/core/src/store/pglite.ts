@@ -9,6 +9,7 @@ import * as path from "node:path"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { embeddedSocketAnswers, serveEmbeddedSocket, SOCKET_PORT, socketFolder } from "./embedded-socket.js"
 import { acquireDataDirLock, DataDirLocked } from "./lock.js"
+import { copyStoreTemplate } from "./template.js"
 import { layerPgPool } from "./postgres.js"
 import { textParsers } from "./types.js"
 
@@ -19,18 +20,24 @@ export interface PgliteOptions {
   readonly loadDataDir?: Blob
   /** Serve the store on the folder's socket while open (default true with a `dataDir`). */
   readonly serveSocket?: boolean
+  /** The store template a new `dataDir` starts as a copy of (default: the one `npm run build` makes, when present); false for none. */
+  readonly template?: string | false
 }
 
 export const openPglite = (options: PgliteOptions) =>
   Effect.acquireRelease(
     Effect.tryPromise({
-      try: () =>
-        PGlite.create({
+      try: async () => {
+        if (options.dataDir && !options.loadDataDir && options.template !== false) {
+          await copyStoreTemplate(path.join(options.dataDir, "pgdata"), options.template)
+        }
+        return PGlite.create({
           ...(options.dataDir ? { dataDir: path.join(options.dataDir, "pgdata") } : {}),
           ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
           extensions: { unaccent },
           parsers: textParsers
-        }),
+        })
+      },
       catch: (cause) => new SqlError({ cause, message: `Could not open the embedded store: ${String(cause)}` })
     }),
     (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
