@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Fragment } from "@effect/sql/Statement"
+import type { Fragment, Statement } from "@effect/sql/Statement"
 import { Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
 import type { ChildPlan } from "../engine/draft.js"
 import type { AnyField, ColumnType, Fields, Pick } from "../engine/field.js"
@@ -9,6 +9,8 @@ import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
 import { type KeyedRecord, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, present, type Row } from "../engine/resource.js"
+import type { StatementEvent } from "../engine/unit-of-work.js"
+import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
 import { constraintError } from "./sql-errors.js"
 
 type Sql = SqlClient.SqlClient
@@ -379,21 +381,32 @@ export const makeResourceRepository = Effect.gen(function* () {
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
     )
 
+  /** The write with its event and the event's deliveries in the same statement, when a unit of one statement asks for it. */
+  const withEvent = (write: Statement<Row>, event: StatementEvent | undefined): Statement<Row> =>
+    event === undefined
+      ? write
+      : sql<Row>`WITH written AS (${write}),
+          event AS (${eventsOfWritten(sql, event.origin, event.resource, event.action)}),
+          deliveries AS (${deliveriesOfEvents(sql)})
+        SELECT * FROM written`
+
   /** One statement for a new record and its answer: RETURNING reads it as `findById` would. */
-  const insertReturning = (resource: AnyResource, tenantId: string, values: Row) => {
+  const insertReturning = (resource: AnyResource, tenantId: string, values: Row, options: { readonly event?: StatementEvent } = {}) => {
     const names = Object.keys(values)
     const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
     const list = sql.literal(["tenant_id", ...names].join(", "))
-    return sql<Row>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING ${sql.literal(selectList(resource.fields))}`.pipe(
+    return withEvent(sql<Row>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING ${sql.literal(selectList(resource.fields))}`, options.event).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
       Effect.flatMap((rows) => decodeAll(resource, rows, tenantId)),
       Effect.map((records) => records[0])
     )
   }
 
+  // Each write moves `updated_at` forward, by a millisecond at least (its precision): a write
+  // without a lock checks that no other came between its read and its update by it.
   const setList = (columns: Readonly<Record<string, ColumnType>>, values: Row) => [
     ...Object.keys(values).map((name) => sql`${sql.literal(name)} = ${cast(columns[name], name, values[name])}`),
-    sql`updated_at = now()`
+    sql`updated_at = greatest(now(), updated_at + interval '1 millisecond')`
   ]
 
   const update = (resource: AnyResource, tenantId: string, id: string, values: Row) =>
@@ -403,14 +416,19 @@ export const makeResourceRepository = Effect.gen(function* () {
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
     )
 
-  /** The update and the record's new state in one statement (RETURNING reads it as `findById` would). */
-  const updateReturning = (resource: AnyResource, tenantId: string, id: string, values: Row) =>
-    sql<Row>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
-      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} RETURNING ${sql.literal(selectList(resource.fields))}`.pipe(
+  /**
+   * The update and the record's new state in one statement (RETURNING reads it as `findById`
+   * would); none when `unchangedSince` is given and the record's `updated_at` moved since.
+   */
+  const updateReturning = (resource: AnyResource, tenantId: string, id: string, values: Row, options: { readonly event?: StatementEvent; readonly unchangedSince?: string } = {}) => {
+    const unchanged = options.unchangedSince === undefined ? sql.literal("") : sql`AND r.updated_at = ${options.unchangedSince}::timestamptz`
+    return withEvent(sql<Row>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
+      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING ${sql.literal(selectList(resource.fields))}`, options.event).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
       Effect.flatMap((rows) => decodeAll(resource, rows, tenantId)),
-      Effect.map((records) => records[0])
+      Effect.map((records) => Option.fromNullable(records[0]))
     )
+  }
 
   const setDeleted = (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values: Row = {}) =>
     sql`UPDATE ${table(resource.table)} SET ${sql.csv([...setList(resource.columns, values), sql`deleted_at = ${sql.literal(deleted ? "now()" : "NULL")}`])}
