@@ -30,7 +30,8 @@ import {
 } from "./resource.js"
 import { checkEditable, checkTransition, stateOf } from "./status.js"
 import { checkPrecondition, type Precondition } from "./etag.js"
-import { type EventAction, inTransactionOnly, NeedsTransaction, statementEvent, UnitOfWork, UnitsOfWork } from "./unit-of-work.js"
+import { RecentlyRaced } from "./recently-raced.js"
+import { type EventAction, eventWritten, inTransactionOnly, NeedsTransaction, statementEvent, UnitOfWork, UnitsOfWork } from "./unit-of-work.js"
 
 export const listShape = (resource: AnyResource): ListShape => ({
   filters: resource.filters,
@@ -210,6 +211,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const repo = yield* ResourceRepository
         const units = yield* UnitsOfWork
         const secret = (yield* CursorSecret).key
+        /** Records whose update without a lock lost a race lately: their next updates take the lock at once. */
+        const racedRecords = new RecentlyRaced()
         const services = yield* Effect.context<CatalogLookup | TaxEngine | SecretBox>()
 
         const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
@@ -460,7 +463,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             if (!idOnly && resource.children.length === 0 && !resource.afterWrite) {
               const event = statementEvent(unit, resource, "create")
               const record = yield* repo.insertReturning(resource, principal.tenantId, numbered, event ? { event } : {})
-              yield* emit(resource, "create", String(record.id))
+              yield* (event ? eventWritten(unit, event, String(record.id)) : emit(resource, "create", String(record.id)))
               return { ...present(resource, record), ...shown }
             }
             const id = yield* inTransactionOnly(unit, repo.insert(resource, principal.tenantId, numbered))
@@ -535,8 +538,11 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
                 ...(unit.oneStatement ? { unchangedSince: readAt as string } : {})
               })
               // Another write came between the read and this update: the unit runs again, under the row's lock.
-              if (Option.isNone(record)) return yield* Effect.die(new NeedsTransaction())
-              yield* emit(resource, "update", checked)
+              if (Option.isNone(record)) {
+                racedRecords.note(resource.name, checked)
+                return yield* Effect.die(new NeedsTransaction())
+              }
+              yield* (event ? eventWritten(unit, event, checked) : emit(resource, "update", checked))
               return present(resource, record.value)
             }
             if (unit.oneStatement && (Object.keys(changed).length > 0 || resource.children.length > 0 || resource.afterWrite)) {
@@ -557,7 +563,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
 
         const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown, options: WriteOptions = {}) {
           const { id: checked, input } = yield* decodeUpdate(resource, principal, id, body)
-          return yield* units.run(origin(principal), updateWithin(resource, principal, checked, input, {}, options.precondition), { oneStatement: updateIsOneStatement(resource) })
+          return yield* units.run(origin(principal), updateWithin(resource, principal, checked, input, {}, options.precondition), { oneStatement: updateIsOneStatement(resource) && !racedRecords.recently(resource.name, checked) })
         })
 
         const softDeletable = (resource: AnyResource) =>

@@ -19,11 +19,16 @@ export interface DomainEvent {
  */
 export class UnitOfWork extends Context.Tag("erp/core/UnitOfWork")<UnitOfWork, {
   readonly emit: (event: DomainEvent) => Effect.Effect<void>
-  /**
-   * Set when the unit runs without a transaction (`run`'s `oneStatement`): its one write is a
-   * statement that records the event itself (`StatementEvent`), so `emit` only notes it.
-   */
+  /** Set when the unit runs without a transaction (`run`'s `oneStatement`): its one write is its only statement that writes. */
   readonly oneStatement?: WriteOrigin
+  /**
+   * The event a write may record in its own statement (one round trip fewer): always in a unit
+   * of one statement; in a transaction while no other event waits (the feed keeps their order).
+   * The write then reports it with `recorded`, not `emit`.
+   */
+  readonly statementEvent?: (resource: string, action: EventAction) => StatementEvent | undefined
+  /** An event a statement recorded: later ones for the same record are dropped, as `emit` drops them. */
+  readonly recorded?: (event: DomainEvent) => Effect.Effect<void>
 }>() {}
 
 /** The event a write records in its own statement, with its webhook deliveries (a unit of one statement). */
@@ -45,9 +50,15 @@ export class NeedsTransaction {
 export const inTransactionOnly = <A, E, R>(unit: UnitOfWork["Type"], write: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   unit.oneStatement ? Effect.die(new NeedsTransaction()) : write
 
-/** What a unit of one statement asks its write to record: the event, or nothing inside a transaction (`emit` then records it before COMMIT). */
+/** The event a write should record in its own statement, if the unit allows it (else `emit` records it before COMMIT). */
 export const statementEvent = (unit: UnitOfWork["Type"], resource: { readonly name: string; readonly events?: boolean }, action: EventAction): StatementEvent | undefined =>
-  unit.oneStatement && resource.events ? { origin: unit.oneStatement, resource: resource.name, action } : undefined
+  resource.events && unit.statementEvent ? unit.statementEvent(resource.name, action) : undefined
+
+/** Reports the event of a write: recorded by its statement (`event` given), or emitted to be recorded before COMMIT. */
+export const eventWritten = (unit: UnitOfWork["Type"], event: StatementEvent | undefined, resourceId: string): Effect.Effect<void> =>
+  event && unit.recorded
+    ? unit.recorded({ resource: event.resource, action: event.action, resourceId })
+    : Effect.void
 
 /** Who writes, for the event log. */
 export interface WriteOrigin {

@@ -17,25 +17,33 @@ const isSqlError = (error: unknown): error is SqlError => error instanceof SqlEr
 export const layerUnitsOfWork = Layer.effect(
   UnitsOfWork,
   Effect.map(SqlClient.SqlClient, (sql) => {
-    const unitOf = (oneStatement: WriteOrigin | undefined) => {
+    const unitOf = (origin: WriteOrigin, oneStatement: boolean) => {
       const events = new Map<string, DomainEvent>()
+      /** Events already in the store (their statement recorded them): kept only so later ones for the record are dropped. */
+      const written = new Set<string>()
+      const note = (event: DomainEvent, alreadyWritten: boolean) =>
+        Effect.sync(() => {
+          const key = `${event.resource}\u0000${event.resourceId}`
+          if (events.has(key)) return
+          events.set(key, event)
+          if (alreadyWritten) written.add(key)
+        })
       const unit = UnitOfWork.of({
-        emit: (event) =>
-          Effect.sync(() => {
-            const key = `${event.resource}\u0000${event.resourceId}`
-            if (!events.has(key)) events.set(key, event)
-          }),
-        ...(oneStatement ? { oneStatement } : {})
+        emit: (event) => note(event, oneStatement),
+        recorded: (event) => note(event, true),
+        statementEvent: (resource, action) => (oneStatement || events.size === 0 ? { origin, resource, action } : undefined),
+        ...(oneStatement ? { oneStatement: origin } : {})
       })
-      return { unit, events }
+      const pending = () => [...events].filter(([key]) => !written.has(key)).map(([, event]) => event)
+      return { unit, pending }
     }
 
     const inTransaction = <A, E, R>(origin: WriteOrigin, effect: Effect.Effect<A, E, R>) =>
       Effect.suspend(() => {
-        const { unit, events } = unitOf(undefined)
+        const { unit, pending } = unitOf(origin, false)
         // Each event, and in the same statement one delivery per enabled endpoint subscribed to it:
         // both commit with the write or not at all, so no event is lost between them.
-        const record = Effect.suspend(() => Effect.forEach([...events.values()], (event) =>
+        const record = Effect.suspend(() => Effect.forEach(pending(), (event) =>
           sql`WITH event AS (
               INSERT INTO events (tenant_id, type, resource, resource_id, action, actor_kind, actor_id)
               VALUES (${origin.tenantId}::uuid, ${`${event.resource}.${event.action}`}, ${event.resource}, ${event.resourceId},
@@ -48,7 +56,7 @@ export const layerUnitsOfWork = Layer.effect(
       })
 
     const withoutTransaction = <A, E, R>(origin: WriteOrigin, effect: Effect.Effect<A, E, R>) =>
-      Effect.suspend(() => Effect.provideService(effect, UnitOfWork, unitOf(origin).unit)).pipe(
+      Effect.suspend(() => Effect.provideService(effect, UnitOfWork, unitOf(origin, true).unit)).pipe(
         Effect.catchSomeDefect((defect) => defect instanceof NeedsTransaction ? Option.some(inTransaction(origin, effect)) : Option.none())
       )
 
