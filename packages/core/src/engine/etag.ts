@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { sha256 } from "../sha256.js"
 import { PreconditionFailed } from "../errors.js"
 import { type AnyResource, present, type Row } from "./resource.js"
 
@@ -46,7 +46,7 @@ export const recordEtag = (resource: Pick<AnyResource, "fields">, record: Row): 
     for (const name of revealed) delete copy[name]
     shown = copy
   }
-  return `"${createHash("sha256").update(canonical(shown)).digest("base64url").slice(0, 32)}"`
+  return `"${sha256(canonical(shown), "base64url").slice(0, 32)}"`
 }
 
 /** What a write requires of the record's current version: `If-Match`'s tags (`*`: any current version). */
