@@ -18,6 +18,12 @@ const fromEnv = (name: string, fallback: number): number => {
   return value
 }
 
+/** Resumes after the I/O already waiting is handled (`setImmediate`: no timer, no 1 ms clamp). */
+const nextTurnOfTheEventLoop = Effect.async<void>((resume) => {
+  const handle = setImmediate(() => resume(Effect.void))
+  return Effect.sync(() => clearImmediate(handle))
+})
+
 /**
  * Keeps one tenant from taking the whole pool: each tenant has a few turns in the
  * store at once, the others wait (holding no connection) up to a bound, then 429.
@@ -57,8 +63,13 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
                 Effect.timeoutFail({ duration: settings.waitMs, onTimeout: () => new TenantBusy({ concurrency: settings.concurrency, waitMs: settings.waitMs }) })
               )).pipe(Effect.flatMap(() => restore(effect).pipe(Effect.ensuring(gate.semaphore.release(1)))))
             )
-            // A free turn is taken at once: the timed wait (a timer and a racing fiber) only when the tenant's turns are all in use.
-            return Effect.flatMap(gate.semaphore.withPermitsIfAvailable(1)(effect), Option.match({ onNone: () => waiting, onSome: Effect.succeed }))
+            // A free turn is taken at once: the timed wait (a timer and a racing fiber) only when the tenant's turns
+            // are all in use. A turn of the event loop first lets requests that arrived together reach the gate, so
+            // turns go by arrival (on the embedded store one request's statements would otherwise run ahead).
+            return Effect.zipRight(
+              nextTurnOfTheEventLoop,
+              Effect.flatMap(gate.semaphore.withPermitsIfAvailable(1)(effect), Option.match({ onNone: () => waiting, onSome: Effect.succeed }))
+            )
           },
           () => Effect.sync(() => leave(tenantId))
         )
