@@ -33,9 +33,22 @@ const secret = (await runtime.runPromise(CursorSecret)).key
 const send = (request) =>
   fetch(base + request.path, {
     method: request.method,
-    headers: { authorization: `Bearer ${token}`, ...(request.body ? { "content-type": "application/json" } : {}) },
+    headers: { authorization: `Bearer ${token}`, ...(request.body ? { "content-type": "application/json" } : {}), ...request.headers },
     ...(request.body ? { body: JSON.stringify(request.body) } : {})
   })
+
+/** An MCP call: a session is opened first (stored: the host and the reference's replay resume it). */
+const MCP_ACCEPT = { accept: "application/json, text/event-stream" }
+const withSession = async (request) => {
+  if (!request.mcp) return request
+  const opened = await send({ method: "POST", path: request.path, headers: MCP_ACCEPT, body: { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "erp-bench", version: "1" } } } })
+  const session = opened.headers.get("mcp-session-id")
+  if (!session) throw new Error(`MCP initialize answered ${opened.status}: ${await opened.text()}`)
+  await opened.text()
+  const headers = { ...MCP_ACCEPT, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" }
+  await (await send({ method: "POST", path: request.path, headers, body: { jsonrpc: "2.0", method: "notifications/initialized" } })).text()
+  return { ...request, headers }
+}
 
 /** A cursor deep in a walk (`deep: [sortValue, id]`), minted as the host would after walking there. */
 const resolve = async (request) => {
@@ -48,7 +61,7 @@ const resolve = async (request) => {
 
 const recorded = {}
 for (const [name, given] of Object.entries(requests)) {
-  const request = await resolve(given)
+  const request = await withSession(await resolve(given))
   let kept
   // The first round warms the key and the caches; of the warm rounds the one with the fewest
   // statements is kept (a statement of the host's own background work may fall into a window).

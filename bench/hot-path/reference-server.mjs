@@ -15,12 +15,29 @@ const recorded = JSON.parse(fs.readFileSync(recordedFile, "utf8"))
 // The credential's own bookkeeping (key lookup, last use, rate-limit leases) is left out: the
 // reference authenticates from memory, so its figures are the floor with or without it in the host.
 const BOOKKEEPING = /\b(api_keys|api_key_permissions|credential_rate_windows)\b/
-const routes = new Map(Object.values(recorded).map((entry) => [`${entry.method} ${entry.path}`, {
+// MCP calls share one route (POST /): their body tells them apart.
+const routes = new Map(Object.values(recorded).map((entry) => [`${entry.method} ${entry.path}${entry.mcp ? ` ${JSON.stringify(entry.body)}` : ""}`, {
   ...entry,
   statements: entry.statements.filter((statement) => !BOOKKEEPING.test(statement.text)),
   bytes: Buffer.from(entry.answer)
 }]))
 const pool = new pg.Pool({ connectionString: url, max: 10 })
+
+// A create of a numbered record (a sales order) stores the per-tenant record_number the host took:
+// replayed as recorded, every replay after the first would break the number's uniqueness. Each
+// replay takes a fresh number instead (far above the host's), wherever the recorded one was a parameter.
+let freshNumber = 1_000_000_000
+const numberOf = (entry) => {
+  try {
+    const value = JSON.parse(entry.answer)?.record_number
+    return entry.method === "POST" && Number.isInteger(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+for (const route of routes.values()) route.number = numberOf(route)
+const parametersOf = (route, statement, fresh) =>
+  route.number === undefined ? statement.values : statement.values.map((value) => (value === route.number || value === String(route.number) ? fresh : value))
 const digest = (text) => createHash("sha256").update(text).digest()
 const expected = digest(`Bearer ${token}`)
 
@@ -35,14 +52,16 @@ http.createServer((request, response) => {
   request.on("end", async () => {
     const authorization = request.headers.authorization ?? ""
     if (!timingSafeEqual(digest(authorization), expected)) return answer(response, 401, Buffer.from('{"status_code":401}'))
-    const route = routes.get(`${request.method} ${request.url}`)
+    const raw = Buffer.concat(chunks).toString("utf8")
+    const route = routes.get(`${request.method} ${request.url} ${raw}`) ?? routes.get(`${request.method} ${request.url}`)
     if (!route) return answer(response, 404, Buffer.from('{"status_code":404}'))
-    if (chunks.length > 0) JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    if (raw.length > 0) JSON.parse(raw)
     const client = await pool.connect()
     try {
       let serialised = 0
+      const fresh = route.number === undefined ? undefined : freshNumber++
       for (const statement of route.statements) {
-        const result = await client.query(statement.text, statement.values)
+        const result = await client.query(statement.text, parametersOf(route, statement, fresh))
         serialised += JSON.stringify(result.rows).length
       }
       if (serialised < 0) throw new Error("unreachable")

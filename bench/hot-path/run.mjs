@@ -63,7 +63,7 @@ const cpuMs = (pid) => {
 
 const drive = async (server, request, token, seconds) => {
   const before = cpuMs(server.child.pid)
-  const headers = { authorization: `Bearer ${token}`, ...(request.body || request.bodies ? { "content-type": "application/json" } : {}) }
+  const headers = { authorization: `Bearer ${token}`, ...(request.body || request.bodies ? { "content-type": "application/json" } : {}), ...request.headers }
   const result = await autocannon({
     url: server.url + request.path,
     method: request.method,
@@ -107,12 +107,12 @@ const compare = async (label, url, token, requests, env) => {
     const body = request.body ?? request.bodies?.[0]
     const ask = (server) => fetch(server.url + request.path, {
       method: request.method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) },
+      headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}), ...request.headers },
       ...(body ? { body: JSON.stringify(body) } : {})
     }).then((response) => response.text())
     const [fromHost, fromReference] = await Promise.all([ask(host), ask(reference)])
     // Reads must be byte for byte the same; a write answers a new id or state and time each time.
-    const sameBytes = request.method === "GET" ? fromHost === fromReference : "n/a (write)"
+    const sameBytes = request.method === "GET" || request.mcp?.read ? fromHost === fromReference : "n/a (write)"
     for (const server of [host, reference]) await drive(server, request, token, settings.warmupSeconds)
     const samples = { erp: [], reference: [] }
     for (let round = 0; round < settings.rounds; round++) {
@@ -189,6 +189,11 @@ const product = (await readPool.query("SELECT id FROM products WHERE tenant_id =
 const postgresVersion = (await readPool.query("SHOW server_version")).rows[0].server_version
 await readPool.end()
 
+/** A `tools/call` over MCP's Streamable HTTP (at the host's root); `read` tools answer the same bytes each time. */
+function mcpCall(name, args) {
+  return { method: "POST", path: "/", mcp: { read: true }, body: { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } } }
+}
+
 const keyFor = (url, tenant) =>
   erp(["keys", "create", "--tenant", tenant, "--name", "bench", "--all", "--rate-limit", "1000000", "--json"], { DATABASE_URL: url }).token
 
@@ -198,7 +203,11 @@ const readRequests = {
   "2 filters + sort": { method: "GET", path: "/sales-orders?limit=100&status=confirmed&operation_type=sale&sort=record_number:desc" },
   [`deep page (record ${middle.record_number})`]: { method: "GET", path: "/sales-orders?limit=100", deep: [Number(middle.record_number), middle.id] },
   "get one sales order": { method: "GET", path: `/sales-orders/${order.id}` },
-  "get one product": { method: "GET", path: `/products/${product.id}` }
+  "get one product": { method: "GET", path: `/products/${product.id}` },
+  // MCP over Streamable HTTP: record.mjs opens the session (stored, so any host resumes it) and
+  // both sides answer the same tools/call.
+  "MCP list_sales_orders, limit 100": mcpCall("list_sales_orders", { limit: 100 }),
+  "MCP get_sales_order": mcpCall("get_sales_order", { id: order.id })
 }
 
 const rows = []
@@ -210,16 +219,73 @@ if (writeUrl) {
   const writeToken = keyFor(writeUrl, tenant.id)
   const writePool = new pg.Pool({ connectionString: writeUrl, max: 1 })
   const target = (await writePool.query("INSERT INTO products (tenant_id, name) VALUES ($1, 'Bench target') RETURNING id", [tenant.id])).rows[0].id
+  const customer = (await writePool.query("INSERT INTO customers (tenant_id, legal_name, tax_id) VALUES ($1, 'Bench customer', '11222333000181') RETURNING id", [tenant.id])).rows[0].id
   await writePool.end()
+  const item = (n) => ({ product_id: target, item_description: `Item ${n}`, quantity: String(n), unit_price: "52.50", discount_amount: "1.25" })
   rows.push(...await compare("write", writeUrl, writeToken, {
     "create a product": { method: "POST", path: "/products", body: { name: "Bench product", sale_price: "12.50", tags: ["bench"] } },
-    "update a product": { method: "PATCH", path: `/products/${target}`, bodies: [{ name: "Bench product, renamed", sale_price: "13.75" }, { name: "Bench product", sale_price: "12.50" }] }
+    "update a product": { method: "PATCH", path: `/products/${target}`, bodies: [{ name: "Bench product, renamed", sale_price: "13.75" }, { name: "Bench product", sale_price: "12.50" }] },
+    "create a sales order, 3 items": { method: "POST", path: "/sales-orders", body: { customer_id: customer, operation_type: "sale", product_type: "goods", order_date: "2026-11-20", items: [item(1), item(2), item(3)] } }
   }, {}))
 } else {
   console.error("BENCH_WRITE_DATABASE_URL not set: writes skipped")
 }
 
 // ---- Outside the host ----
+
+/**
+ * The export path: `erp export products` of tenants holding 10,000 and 1,000,000 products (made
+ * once in the read database by one SQL statement each, under tenants named for their size), and
+ * in the full run the million sales orders with their items. rows/s from the export's summary;
+ * peak RSS is the process's VmHWM, read while it runs. The export runs with the heap flags
+ * `bin/erp.js` gives it.
+ */
+const EXPORT_HEAP = ["--max-old-space-size=128", "--max-semi-space-size=2"]
+const exportTenant = async (rows) => {
+  const name = `Bench export ${rows}`
+  const pool = new pg.Pool({ connectionString: readUrl, max: 1 })
+  try {
+    const found = (await pool.query("SELECT id FROM tenants WHERE name = $1", [name])).rows[0]
+    if (found) return found.id
+    const tenant = erp(["tenants", "create", "--name", name, "--country", "BR", "--json"], { DATABASE_URL: readUrl })
+    console.error(`Making ${rows.toLocaleString("en")} products for the export bench (once)`)
+    await pool.query(`INSERT INTO products (tenant_id, name, sale_price, reference_code, tags, br_data)
+      SELECT $1::uuid, 'Produto ' || n, (n % 1000 + 0.99)::numeric, 'SKU-' || n, '["bench"]'::jsonb, '{"ncm_code":"09012100"}'::jsonb
+      FROM generate_series(1, $2::int) AS n`, [tenant.id, rows])
+    await pool.query("ANALYZE products")
+    return tenant.id
+  } finally {
+    await pool.end()
+  }
+}
+
+const exportRun = (resource, tenant) => new Promise((resolve, reject) => {
+  const out = path.join(tmp, `export-${resource}-${tenant}.ndjson`)
+  const child = spawn(process.execPath, [...EXPORT_HEAP, erpBin, "export", resource, "--tenant", tenant, "--out", out, "--json"],
+    { env: withEnv({ DATABASE_URL: readUrl }), stdio: ["ignore", "pipe", "ignore"] })
+  children.add(child)
+  let peakKb = 0
+  const watch = setInterval(() => {
+    try {
+      peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0))
+    } catch {}
+  }, 50)
+  let stdout = ""
+  child.stdout.on("data", (chunk) => (stdout += chunk))
+  child.on("exit", (code) => {
+    clearInterval(watch)
+    children.delete(child)
+    fs.rmSync(out, { force: true })
+    if (code !== 0) return reject(new Error(`erp export ${resource} exited with ${code}`))
+    const summary = JSON.parse(stdout)
+    resolve({ resource, rows: summary.rows, seconds: summary.seconds, rowsPerSecond: summary.rows / summary.seconds, peakRssMiB: peakKb / 1024 })
+  })
+})
+
+const exports = []
+for (const rows of [10_000, 1_000_000]) exports.push({ name: `products, ${rows.toLocaleString("en")}`, ...await exportRun("products", await exportTenant(rows)) })
+if (!quick) exports.push({ name: `sales orders with items, ${orders.toLocaleString("en")}`, ...await exportRun("sales-orders", tenantId) })
+for (const run of exports) console.error(`export ${run.name}: ${run.rowsPerSecond.toFixed(0)} rows/s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`)
 
 const dataDir = path.join(tmp, "embedded")
 const freshStartMs = await embeddedStart(dataDir)
@@ -240,7 +306,8 @@ const lines = [
     `| ${row.name} | ${row.statements} | ${row.sameBytes === true ? "yes" : row.sameBytes || "NO"} | ${fixed(row.erp.rps)} | ${fixed(row.reference.rps)} | ${fixed(row.ratio, 2)} | ${fixed(row.erp.p50, 1)} / ${fixed(row.reference.p50, 1)} | ${fixed(row.erp.p99, 1)} / ${fixed(row.reference.p99, 1)} | ${fixed(row.erp.cpuPerRequest, 2)} / ${fixed(row.reference.cpuPerRequest, 2)} | ${row.erp.non2xx + row.erp.errors} / ${row.reference.non2xx + row.reference.errors} |`),
   "",
   `Embedded store start to the first 200 on /health: fresh folder ${fixed(freshStartMs)} ms, existing folder ${fixed(existingStartMs)} ms`,
-  ...Object.entries(cli).map(([command, ms]) => `${command}: ${fixed(ms)} ms (median of ${settings.cliRuns})`)
+  ...Object.entries(cli).map(([command, ms]) => `${command}: ${fixed(ms)} ms (median of ${settings.cliRuns})`),
+  ...exports.map((run) => `erp export ${run.name}: ${fixed(run.rowsPerSecond)} rows/s in ${fixed(run.seconds, 1)} s, peak RSS ${fixed(run.peakRssMiB)} MiB`)
 ]
 const deep = rows.find((row) => row.name.startsWith("deep"))
 const first = rows.find((row) => row.name.startsWith("list"))
@@ -266,7 +333,7 @@ const machine = {
 const resultsDir = path.join(root, "bench/results")
 fs.mkdirSync(resultsDir, { recursive: true })
 const file = path.join(resultsDir, `hot-path-${new Date().toISOString().replace(/[:.]/g, "-")}${quick ? "-quick" : ""}.json`)
-fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), commit, quick, settings, machine, orders, rows, embeddedStart: { freshMs: freshStartMs, existingMs: existingStartMs }, cliMs: cli }, null, 2)}\n`)
+fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), commit, quick, settings, machine, orders, rows, embeddedStart: { freshMs: freshStartMs, existingMs: existingStartMs }, cliMs: cli, exports }, null, 2)}\n`)
 console.error(`Written ${path.relative(root, file)}`)
 fs.rmSync(tmp, { recursive: true, force: true })
 process.exit(0)

@@ -59,6 +59,8 @@ export const makeMemoryStore = () => {
 
   const repository = ResourceRepository.of({
     page: unsupported,
+    pageAnswers: unsupported,
+    rangeEnd: unsupported,
     count: unsupported,
     findOne: unsupported,
     findMany: unsupported,

@@ -9,7 +9,7 @@ import { fileURLToPath } from "node:url"
  * (which loads nothing else) runs them in a Node of their own, unless the user chose a limit.
  */
 const STREAMING = new Set(["export", "import"])
-const HEAP_FLAGS = ["--max-old-space-size=128", "--max-semi-space-size=8"]
+const HEAP_FLAGS = ["--max-old-space-size=128", "--max-semi-space-size=2"]
 const GLOBAL_OPTIONS_WITH_VALUE = new Set(["--database-url", "--data-dir"])
 
 const commandOf = (args) => {

@@ -1,4 +1,4 @@
-import type { AnyField, AnyResource, ChildCollection, Fields, Row } from "@erp/core"
+import { type AnyField, type AnyResource, type ChildCollection, type Fields, objectKeysOf, type Row } from "@erp/core"
 import { SchemaAST } from "effect"
 
 /**
@@ -23,33 +23,13 @@ const isObject = (value: unknown): value is Row => typeof value === "object" && 
 const embeddedKeys = (fields: Fields) =>
   new Map(entries(fields).flatMap(([name, field]) => (field.embed?.kind === "one" ? [[field.embed.key, name] as const] : [])))
 
-/** The keys an object input accepts (a country block's), read from its schema; undefined when it is not an object. */
-const objectKeys = (ast: SchemaAST.AST): ReadonlySet<string> | undefined => {
-  switch (ast._tag) {
-    case "TypeLiteral":
-      return new Set(ast.propertySignatures.map((property) => String(property.name)))
-    case "Union":
-      for (const member of ast.types) {
-        const keys = objectKeys(member)
-        if (keys) return keys
-      }
-      return undefined
-    case "Refinement":
-    case "Transformation":
-      return objectKeys(ast.from)
-    case "Suspend":
-      return objectKeys(ast.f())
-    default:
-      return undefined
-  }
-}
-
 /** An answered object (a block with its owner id) cut to the keys its input takes; nulls dropped, as "not sent". */
 const sendable = (field: AnyField, value: unknown): unknown => {
   if (!isObject(value)) return value
-  const keys = objectKeys(SchemaAST.encodedAST(field.input!.schema.ast))
-  if (!keys || keys.size === 0) return value
-  return Object.fromEntries(Object.entries(value).filter(([key, inner]) => keys.has(key) && inner !== null))
+  // The keys an object input accepts (a country block's), read from its schema.
+  const keys = objectKeysOf(SchemaAST.encodedAST(field.input!.schema.ast), "encoded")
+  if (!keys || keys.length === 0) return value
+  return Object.fromEntries(Object.entries(value).filter(([key, inner]) => keys.includes(key) && inner !== null))
 }
 
 /**

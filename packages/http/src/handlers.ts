@@ -1,5 +1,5 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { allResources, type AnyResource, CurrentPrincipal, IdempotencyKeys, notFound, type Principal, publicResources, type DomainError, type QueryParams, ResourceEngine, TenantBusy, TenantGate } from "@erp/core"
+import { allResources, type AnyResource, CurrentPrincipal, IdempotencyKeys, notFound, type Page, type Principal, publicResources, type DomainError, type QueryParams, ResourceEngine, TenantBusy, TenantGate } from "@erp/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { Api, type ResourceApi } from "./api.js"
@@ -21,6 +21,12 @@ const tenantBusy = (busy: TenantBusy) =>
 const mapDomain = Effect.mapError((error: DomainError) => toApiError(error))
 
 const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status })
+
+/** A page whose records are JSON text already (built by the store): spliced in, never parsed and encoded again. */
+const pageResponse = (page: Page<string>) =>
+  HttpServerResponse.text(`{"data":[${page.data.join(",")}],"pagination":${JSON.stringify(page.pagination)},"meta":${JSON.stringify(page.meta)}}`, {
+    contentType: "application/json"
+  })
 
 type Handler = (request: {
   readonly request: HttpServerRequest.HttpServerRequest
@@ -65,7 +71,10 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
           : queryParams(request)
       const byName: Record<string, Handler> = {
         list: ({ path, request }) =>
-          respond(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path), engine.list(resource, caller, listParams(request, path))))),
+          gated(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path)))).pipe(
+            mapDomain,
+            Effect.map(pageResponse)
+          )),
         search: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.search(resource, caller, queryParams(request)))),
         get: ({ path, request }) =>
           Effect.flatMap(

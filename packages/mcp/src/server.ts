@@ -1,5 +1,6 @@
 import { checkUntrustedJson, type DomainError, errorBody, invalid, TenantBusy, TenantGate, type InvalidRequest, type OAuth, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import {
   type CallToolResult,
   CallToolRequestSchema,
@@ -33,8 +34,9 @@ const INSTRUCTIONS = "ERP integrations API. Call list_tenants first: it names th
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
+/** Compact JSON: an agent reads it as well as indented, for fewer tokens and less work per call. */
 export const toolResult = (value: unknown): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(value ?? null, null, 2) }],
+  content: [{ type: "text", text: JSON.stringify(value ?? null) }],
   ...(isRecord(value) ? { structuredContent: value } : {})
 })
 
@@ -43,7 +45,7 @@ export const toolResult = (value: unknown): CallToolResult => ({
  * against the tool's `outputSchema`, which describes success.
  */
 export const toolError = (body: ErrorBody): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(body, null, 2) }],
+  content: [{ type: "text", text: JSON.stringify(body) }],
   isError: true
 })
 
@@ -162,15 +164,38 @@ export interface McpServerOptions<R> {
   readonly tools?: ReadonlyArray<ToolDefinition>
 }
 
+/**
+ * Over HTTP every request gets a server of its own (the session lives in the store): what does
+ * not depend on the request is made once. The tool list per tool set and tenant choice, and
+ * one JSON Schema validator (the SDK would build an Ajv instance for each server).
+ */
+const toolSets = new WeakMap<ReadonlyArray<ToolDefinition>, { readonly byName: ReadonlyMap<string, ToolDefinition>; readonly listed: Map<boolean, Array<Tool>> }>()
+const toolSetOf = (tools: ReadonlyArray<ToolDefinition>, choosesTenant: boolean) => {
+  let set = toolSets.get(tools)
+  if (!set) {
+    set = { byName: new Map(tools.map((tool) => [tool.name, tool])), listed: new Map() }
+    toolSets.set(tools, set)
+  }
+  let listed = set.listed.get(choosesTenant)
+  if (!listed) {
+    listed = [LIST_TENANTS, ...tools.map((tool) => listedTool(tool, choosesTenant))]
+    set.listed.set(choosesTenant, listed)
+  }
+  return { byName: set.byName, listed }
+}
+let validator: AjvJsonSchemaValidator | undefined
+
 /** An MCP server (not yet connected) offering the registry's tools, contract resources and prompts to one caller. */
 export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
-  const tools = options.tools ?? registryTools
-  const byName = new Map(tools.map((tool) => [tool.name, tool]))
-  const listed: Array<Tool> = [LIST_TENANTS, ...tools.map((tool) => listedTool(tool, options.choosesTenant))]
+  const { byName, listed } = toolSetOf(options.tools ?? registryTools, options.choosesTenant)
 
   const server = new Server(
     { name: "erp", title: "ERP integrations API", version: MCP_SERVER_VERSION },
-    { capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} }, instructions: INSTRUCTIONS }
+    {
+      capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator())
+    }
   )
   const run = async (name: string, effect: Effect.Effect<CallToolResult, never, R | ResourceEngine | Tenancy | OAuth>, signal: AbortSignal) => {
     try {

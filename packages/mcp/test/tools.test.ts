@@ -303,7 +303,7 @@ describe("a tool that fails unexpectedly", () => {
   const broken = Effect.die(new Error("the disk caught fire"))
   const logged: Array<string> = []
   const runtime = ManagedRuntime.make(Layer.mergeAll(
-    Layer.succeed(ResourceEngine, { list: () => broken, walk: () => broken, search: () => broken, get: () => broken, lookup: () => broken, create: () => broken, update: () => broken, remove: () => broken, restore: () => broken, action: () => broken }),
+    Layer.succeed(ResourceEngine, { list: () => broken, listAnswers: () => broken, walk: () => broken, walkAnswers: () => broken, search: () => broken, get: () => broken, lookup: () => broken, create: () => broken, update: () => broken, remove: () => broken, restore: () => broken, action: () => broken }),
     Layer.succeed(Tenancy, Tenancy.of({ getTenant: () => Effect.succeed({ id: principal.tenantId, name: "Stub", country_code: "BR" }) } as never)),
     Layer.succeed(OAuth, OAuth.of({} as never)),
     Logger.replace(Logger.defaultLogger, Logger.make(({ message, cause }) => logged.push(`${String(message)} ${Cause.pretty(cause)}`)))

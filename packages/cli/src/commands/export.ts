@@ -65,24 +65,27 @@ const exportResource = (target: Target, format: Format, tenantId: string, params
       for (const child of target.children) yield* write(child.sink, csvLine(child.columns))
     }
     progress.stage(`Exporting ${resource.name}`)
+    const expect = (total: number) => progress.expect(progress.count() + total)
+    // One write per page and file: the stream's backpressure is awaited once a page, not once a row.
+    if (format === "ndjson") {
+      // Each line is the record as the store built it for clients: never parsed or re-encoded here.
+      return yield* engine.walkAnswers(resource, principal, params, PAGE, (answers) =>
+        Effect.map(write(target.main, answers.join("\n")), () => progress.add(answers.length)), expect)
+    }
     return yield* engine.walk(resource, principal, params, PAGE, (records) =>
       Effect.gen(function* () {
-        // One write per page and file: the stream's backpressure is awaited once a page, not once a row.
         const main: Array<string> = []
         const children = target.children.map(() => [] as Array<string>)
         for (const record of records) {
-          if (format === "ndjson") main.push(JSON.stringify(record))
-          else {
-            main.push(csvLine(columns.map((name) => record[name])))
-            target.children.forEach((child, index) => {
-              for (const item of (record[child.name] as ReadonlyArray<Row> | undefined) ?? []) children[index].push(csvLine(child.columns.map((name) => item[name])))
-            })
-          }
+          main.push(csvLine(columns.map((name) => record[name])))
+          target.children.forEach((child, index) => {
+            for (const item of (record[child.name] as ReadonlyArray<Row> | undefined) ?? []) children[index].push(csvLine(child.columns.map((name) => item[name])))
+          })
         }
         yield* write(target.main, main.join("\n"))
         for (const [index, child] of target.children.entries()) if (children[index].length > 0) yield* write(child.sink, children[index].join("\n"))
         progress.add(records.length)
-      }), (total) => progress.expect(progress.count() + total))
+      }), expect)
   })
 
 const sinksOf = (target: Target) => [target.main, ...target.children.map((child) => child.sink)]

@@ -52,8 +52,8 @@ const fill = (holder: Row, expansion: Expansion, byId: ReadonlyMap<string, Row>)
 
 /**
  * Replaces each asked embed with the full record, as `GET /<resource>/{id}` answers it,
- * for a whole page at once: one query per expansion (plus the target's own embeds, also
- * batched), never one per record. The caller needs read permission on the expanded
+ * for a whole page at once: one query per expansion (the target's own embeds built in it),
+ * never one per record. The caller needs read permission on the expanded
  * resource (403 otherwise); like an embed, a record deleted since still shows.
  */
 export const applyExpansions = (

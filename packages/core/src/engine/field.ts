@@ -34,12 +34,14 @@ export interface FieldColumn {
   readonly virtual?: boolean
   /** Not written by the engine (database defaults and generated values, e.g. `created_at`). */
   readonly generated?: boolean
+  /** A jsonb object answered with exactly these keys, each `null` when absent (a country block). */
+  readonly keys?: ReadonlyArray<string>
 }
 
 /**
  * A value answered from another record: the one a key field points at (`one`),
- * or the records of another resource pointing back at this one (`many`). Loaded for
- * a whole page at once, one query per embed.
+ * or the records of another resource pointing back at this one (`many`). Built by the
+ * store inside the record's own statement (`store/record-json.ts`).
  */
 export type EmbedSpec =
   | {
@@ -211,6 +213,8 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
   readonly read?: Schema.Schema<R, any>
   /** SQL read instead of `r.<name>` (the value is still written to the column). */
   readonly select?: string
+  /** A jsonb object answered with exactly these keys (null when absent). */
+  readonly keys?: ReadonlyArray<string>
   readonly patch?: PatchMode
   readonly array?: boolean
   readonly inputOnlyKeys?: ReadonlyArray<string>
@@ -227,7 +231,7 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
   const field: Field<unknown, unknown> = {
     ...(spec.hidden ? {} : { output: describe(output, spec.description) }),
     ...(spec.read ? { read: spec.read } : spec.hidden ? { read: output } : {}),
-    column: { type: spec.type, ...(spec.select ? { sql: spec.select } : {}) },
+    column: { type: spec.type, ...(spec.select ? { sql: spec.select } : {}), ...(spec.keys ? { keys: spec.keys } : {}) },
     ...(role === false
       ? {}
       : {

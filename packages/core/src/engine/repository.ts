@@ -13,11 +13,19 @@ export interface KeyedRecord {
   readonly key: readonly [sortValue: unknown, id: string]
 }
 
+/** A record of a page as the client reads it, JSON text built by the store (exports stream it as is). */
+export interface KeyedAnswer {
+  readonly answer: string
+  readonly key: readonly [sortValue: unknown, id: string]
+}
+
 export interface PageRequest {
   readonly direction: CursorPosition["direction"]
   /** Start strictly after (next) or before (previous) this key; null is the start (next) or the end (previous). */
   readonly key: CursorPosition["key"]
   readonly take: number
+  /** Also stop at this key, inclusive (a range of a walk whose next range is read at the same time). */
+  readonly until?: CursorPosition["key"]
 }
 
 export interface FindOptions {
@@ -31,13 +39,17 @@ export interface FindOptions {
 type WriteFailure = Conflict | Unprocessable
 
 /**
- * Storage of records, always scoped by tenant. Records come back decoded by the
- * resource's row schema, with embeds and children in place (hidden stored fields
- * included: the engine strips them before answering). Implemented over SQL in `store/`.
+ * Storage of records, always scoped by tenant. Records come back in the form the
+ * resource's row schema describes, with embeds and children in place (hidden stored
+ * fields included: the engine strips them before answering). Implemented over SQL in `store/`.
  */
 export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository")<ResourceRepository, {
   /** Rows in walking order: for `previous`, nearest first. */
   readonly page: (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => Effect.Effect<ReadonlyArray<KeyedRecord>>
+  /** A page in the same order as `page`, each record as answered (hidden fields left out), as JSON text. */
+  readonly pageAnswers: (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => Effect.Effect<ReadonlyArray<KeyedAnswer>>
+  /** The key of the `size`-th row after `after` in the list's order (not by a nullable field), `null` when fewer rows remain. */
+  readonly rangeEnd: (resource: AnyResource, tenantId: string, query: ListQuery, after: CursorPosition["key"], size: number) => Effect.Effect<CursorPosition["key"]>
   /** How many rows a list query matches (for an export's progress; never on a request's path). */
   readonly count: (resource: AnyResource, tenantId: string, query: ListQuery) => Effect.Effect<number>
   /** The first row matching `filter` (validated against the declared fields). */

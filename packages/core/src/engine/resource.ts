@@ -346,7 +346,7 @@ export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaratio
   /** The record as answered (JSON shape); `R` is its type (see `RecordType`). */
   readonly record: Schema.Schema<any, any>
   readonly _record?: R
-  /** Decodes an assembled row into the full record (hidden stored fields included). */
+  /** The full record (hidden stored fields included), as the store builds it. */
   readonly row: Schema.Schema<any, any>
   readonly filters: Readonly<Record<string, FilterField>>
   /** Stored columns and their types (`id` and timestamps included). */

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, SchemaAST } from "effect"
 import type { AnyField, Fields } from "./field.js"
 
 /**
@@ -16,7 +16,7 @@ export const recordSchema = (fields: Fields, annotations: { readonly identifier:
   ).annotations(annotations)
 
 /**
- * An assembled row (columns, embeds, children) decoded into the full record: the
+ * The full record as the store builds it (columns, embeds, children): the
  * answered fields plus the hidden stored ones (keys whose records are embedded),
  * which rules and updates need and transports never see.
  */
@@ -103,3 +103,38 @@ export const childPatchSchema = (fields: Fields, identifier: string) =>
       )
     )
   }).annotations({ identifier: `${identifier}Patch` })
+
+/** Which side of a schema a value is on: as decoded (what a record answers) or as encoded (what a client sends). */
+export type SchemaSide = "decoded" | "encoded"
+
+/** The node a value of the schema is, seen through refinements, suspensions and (on `side`) transformations. */
+const unwrap = (ast: SchemaAST.AST, side: SchemaSide): SchemaAST.AST => {
+  switch (ast._tag) {
+    case "Refinement":
+      return unwrap(ast.from, side)
+    case "Suspend":
+      return unwrap(ast.f(), side)
+    case "Transformation":
+      return unwrap(side === "decoded" ? ast.to : ast.from, side)
+    default:
+      return ast
+  }
+}
+
+/** The keys of the object a schema describes, in order (the first object of a union, as of `T | null`); undefined when none. */
+export const objectKeysOf = (ast: SchemaAST.AST, side: SchemaSide): ReadonlyArray<string> | undefined => {
+  const node = unwrap(ast, side)
+  if (node._tag === "TypeLiteral") return node.propertySignatures.map((signature) => String(signature.name))
+  if (node._tag !== "Union") return undefined
+  for (const member of node.types) {
+    const keys = objectKeysOf(member, side)
+    if (keys) return keys
+  }
+  return undefined
+}
+
+/** The element of the array a schema describes; undefined when it is not an array. */
+export const arrayElementOf = (ast: SchemaAST.AST, side: SchemaSide): SchemaAST.AST | undefined => {
+  const node = unwrap(ast, side)
+  return node._tag === "TupleType" ? node.rest[0]?.type : undefined
+}

@@ -13,13 +13,14 @@ import { applyChildren, applyInput, changedValues, childPlan, emptyPlan, withCom
 import { INT4_MAX } from "./fields.js"
 import type { AnyField } from "./field.js"
 import { type FilterNode, isUuid, makeCondition, parseBracketFilters } from "./filter.js"
-import { type ListShape, parseBoolean, parseListQuery, type QueryParams } from "./list-query.js"
+import { type ListQuery, type ListShape, parseBoolean, parseListQuery, type QueryParams } from "./list-query.js"
 import type { Page } from "./page.js"
-import { ResourceRepository } from "./repository.js"
+import { type KeyedAnswer, type KeyedRecord, type PageRequest, ResourceRepository } from "./repository.js"
 import {
   type ActionStore,
   type AnyResource,
   type ChildDraft,
+  type Expansion,
   type Draft,
   isIntegerId,
   isSoftDeleted,
@@ -166,24 +167,34 @@ export interface WriteOptions {
   readonly precondition?: Precondition
 }
 
+/** A walk over every record a list query matches, in pages of `size`, each record as an `A`; answers how many. */
+export type Walk<A> = <E>(
+  resource: AnyResource,
+  principal: Principal,
+  params: QueryParams,
+  size: number,
+  onPage: (records: ReadonlyArray<A>) => Effect.Effect<void, E>,
+  /** Told first how many records the walk will meet (one count query), for a progress bar. */
+  onTotal?: (total: number) => void
+) => Effect.Effect<number, InvalidRequest | Forbidden | E>
+
 /** The generic use cases of every declared resource. */
 export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<ResourceEngine, {
   readonly list: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
+  /** `list` with each record as its JSON text (what the REST list answers, spliced into the page as is). */
+  readonly listAnswers: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page<string>, InvalidRequest | Forbidden>
   readonly get: (resource: AnyResource, principal: Principal, id: string, params: QueryParams) => Effect.Effect<Row, ReadError>
   /**
    * Every record a list query matches, page after page of `size` (beyond the API's 100:
    * exports), with the list's authorization, filters, visibility and keyset walk; `onPage`
    * receives each page as answered. Answers how many records were walked.
    */
-  readonly walk: <E>(
-    resource: AnyResource,
-    principal: Principal,
-    params: QueryParams,
-    size: number,
-    onPage: (records: ReadonlyArray<Row>) => Effect.Effect<void, E>,
-    /** Told first how many records the walk will meet (one count query), for a progress bar. */
-    onTotal?: (total: number) => void
-  ) => Effect.Effect<number, InvalidRequest | Forbidden | E>
+  readonly walk: Walk<Row>
+  /**
+   * `walk` with each record as JSON text, built by the store and never parsed here: what an
+   * export writes line by line.
+   */
+  readonly walkAnswers: Walk<string>
   /** One record by a declared lookup (`code`, `swift`, `iso2`, `tax-id`, …). */
   readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string, params?: QueryParams) => Effect.Effect<Row, ReadError>
   /** The search route: `q` required, mapped to `search`. */
@@ -215,74 +226,161 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const racedRecords = new RecentlyRaced()
         const services = yield* Effect.context<CatalogLookup | TaxEngine | SecretBox>()
 
+        /**
+         * A list page: the query, the keyset read (`fetch`, one row more than the limit tells whether
+         * there is more), the cursors; `finish` makes the answered records of the rows.
+         */
+        const listing = <Rows extends ReadonlyArray<{ readonly key: readonly [unknown, string] }>, A>(
+          resource: AnyResource,
+          principal: Principal,
+          given: QueryParams,
+          fetch: (query: ListQuery, request: PageRequest, expansions: ReadonlyArray<Expansion>) => Effect.Effect<Rows>,
+          finish: (rows: Rows, expansions: ReadonlyArray<Expansion>) => Effect.Effect<ReadonlyArray<A>, InvalidRequest | Forbidden>
+        ) =>
+          Effect.gen(function* () {
+            yield* untrustedParams(given)
+            yield* authorize(principal, resource.name, "read", resource.adminOnly)
+            const expansions = yield* parseExpand(resource, given)
+            const params = withoutExpand(given)
+            yield* requireFilters(resource, params)
+            // The caller's visibility narrows the filter, and is part of the query a cursor is bound to.
+            const scope = resource.visibility?.list ? resource.visibility.filter(principal) : undefined
+            const query = yield* parseListQuery(listShape(resource), params, secret, scope)
+            const direction = query.position?.direction ?? "next"
+            const key = query.position?.key ?? null
+            const rows = yield* fetch(query, { direction, key, take: query.limit + 1 }, expansions)
+            const more = rows.length > query.limit
+            const page = rows.slice(0, query.limit) as unknown as Rows & Array<Rows[number]>
+            if (direction === "previous") page.reverse()
+            const first = page[0]
+            const last = page[page.length - 1]
+
+            // The far side of the walk needs no query: a cursor with a key was made from a page that
+            // held that row, so there is a page behind it (rows deleted since may leave it empty,
+            // as any keyset walk over changing data). The query's start has nothing behind it.
+            const hasBehind = key !== null
+            const hasNext = direction === "next" ? more : hasBehind
+            const hasPrevious = direction === "previous" ? more : hasBehind
+
+            const cursor = (position: Parameters<typeof encodeCursor>[1]) => encodeCursor(secret, position)
+            const start = cursor({ direction: "next", key: null, query: query.queryHash })
+            const nextCursor = !hasNext ? null : last ? cursor({ direction: "next", key: last.key, query: query.queryHash }) : start
+            const previousCursor = !hasPrevious
+              ? null
+              : first
+              ? cursor({ direction: "previous", key: first.key, query: query.queryHash })
+              : cursor({ direction: "previous", key: null, query: query.queryHash })
+
+            return {
+              data: yield* finish(page, expansions),
+              pagination: {
+                limit: query.limit,
+                has_next_page: hasNext,
+                has_previous_page: hasPrevious,
+                current_query_cursor: start,
+                current_page_cursor: query.position ? cursor(query.position) : start,
+                next_cursor: nextCursor,
+                previous_cursor: previousCursor
+              },
+              meta: { filters: query.filtersEcho, search: query.search ?? null, sort: query.sort }
+            } satisfies Page<A>
+          })
+
+        const records = (resource: AnyResource, principal: Principal) => (rows: ReadonlyArray<KeyedRecord>, expansions: ReadonlyArray<Expansion>) =>
+          Effect.map(applyExpansions(repo, principal, rows.map((row) => row.record), expansions), (expanded) => expanded.map((record) => present(resource, record)))
+
         const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
-          yield* untrustedParams(given)
-          yield* authorize(principal, resource.name, "read", resource.adminOnly)
-          const expansions = yield* parseExpand(resource, given)
-          const params = withoutExpand(given)
-          yield* requireFilters(resource, params)
-          // The caller's visibility narrows the filter, and is part of the query a cursor is bound to.
-          const scope = resource.visibility?.list ? resource.visibility.filter(principal) : undefined
-          const query = yield* parseListQuery(listShape(resource), params, secret, scope)
-          const direction = query.position?.direction ?? "next"
-          const key = query.position?.key ?? null
-          const rows = yield* repo.page(resource, principal.tenantId, query, { direction, key, take: query.limit + 1 })
-          const more = rows.length > query.limit
-          const page = rows.slice(0, query.limit)
-          if (direction === "previous") page.reverse()
-          const first = page[0]
-          const last = page[page.length - 1]
-
-          // The far side of the walk needs no query: a cursor with a key was made from a page that
-          // held that row, so there is a page behind it (rows deleted since may leave it empty,
-          // as any keyset walk over changing data). The query's start has nothing behind it.
-          const hasBehind = key !== null
-          const hasNext = direction === "next" ? more : hasBehind
-          const hasPrevious = direction === "previous" ? more : hasBehind
-
-          const cursor = (position: Parameters<typeof encodeCursor>[1]) => encodeCursor(secret, position)
-          const start = cursor({ direction: "next", key: null, query: query.queryHash })
-          const nextCursor = !hasNext ? null : last ? cursor({ direction: "next", key: last.key, query: query.queryHash }) : start
-          const previousCursor = !hasPrevious
-            ? null
-            : first
-            ? cursor({ direction: "previous", key: first.key, query: query.queryHash })
-            : cursor({ direction: "previous", key: null, query: query.queryHash })
-
-          const records = yield* applyExpansions(repo, principal, page.map((row) => row.record), expansions)
-          return {
-            data: records.map((record) => present(resource, record)),
-            pagination: {
-              limit: query.limit,
-              has_next_page: hasNext,
-              has_previous_page: hasPrevious,
-              current_query_cursor: start,
-              current_page_cursor: query.position ? cursor(query.position) : start,
-              next_cursor: nextCursor,
-              previous_cursor: previousCursor
-            },
-            meta: { filters: query.filtersEcho, search: query.search ?? null, sort: query.sort }
-          } satisfies Page
+          return yield* listing(resource, principal, given, (query, request) => repo.page(resource, principal.tenantId, query, request), records(resource, principal))
         })
 
-        const walk = <E>(resource: AnyResource, principal: Principal, params: QueryParams, size: number, onPage: (records: ReadonlyArray<Row>) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
+        /** `list` with each record as JSON text: as the store built it, or (expanded records) as encoded here. */
+        const listAnswers = Effect.fn("ResourceEngine.listAnswers")(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
+          return yield* listing<ReadonlyArray<KeyedAnswer | KeyedRecord>, string>(
+            resource,
+            principal,
+            given,
+            (query, request, expansions) =>
+              expansions.length === 0 ? repo.pageAnswers(resource, principal.tenantId, query, request) : repo.page(resource, principal.tenantId, query, request),
+            (rows, expansions) =>
+              rows.every((row): row is KeyedAnswer => "answer" in row)
+                ? Effect.succeed(rows.map((row) => row.answer))
+                : Effect.map(records(resource, principal)(rows as ReadonlyArray<KeyedRecord>, expansions), (answered) => answered.map((record) => JSON.stringify(record)))
+          )
+        })
+
+        /** What every walk checks first: the caller's right to read, the filters, the query (the caller's visibility included). */
+        const walkQuery = (resource: AnyResource, principal: Principal, params: QueryParams) =>
           Effect.gen(function* () {
             yield* authorize(principal, resource.name, "read", resource.adminOnly)
             yield* requireFilters(resource, params)
             const scope = resource.visibility?.list ? resource.visibility.filter(principal) : undefined
-            const query = yield* parseListQuery(listShape(resource), params, secret, scope)
-            if (onTotal) onTotal(yield* repo.count(resource, principal.tenantId, query))
-            const fetch = (key: readonly [unknown, string] | null) => repo.page(resource, principal.tenantId, query, { direction: "next", key, take: size })
-            let rows = yield* fetch(null)
+            return yield* parseListQuery(listShape(resource), params, secret, scope)
+          })
+
+        /** Pages of `size` one after another from the keyset, the next read while this one is handed on. */
+        const walkPages = <T extends { readonly key: readonly [unknown, string] }, E>(
+          fetchPage: (key: readonly [unknown, string] | null) => Effect.Effect<ReadonlyArray<T>>,
+          size: number,
+          onPage: (rows: ReadonlyArray<T>) => Effect.Effect<void, E>
+        ) =>
+          Effect.gen(function* () {
+            let rows = yield* fetchPage(null)
             let count = 0
             while (true) {
               // The next page is read while this one is written: the store and the writer work at once.
-              const next = rows.length < size ? undefined : yield* Effect.fork(fetch(rows[rows.length - 1].key))
-              if (rows.length > 0) yield* onPage(rows.map((row) => present(resource, row.record))).pipe(Effect.onError(() => next ? Fiber.interrupt(next) : Effect.void))
+              const next = rows.length < size ? undefined : yield* Effect.fork(fetchPage(rows[rows.length - 1].key))
+              if (rows.length > 0) yield* onPage(rows).pipe(Effect.onError(() => next ? Fiber.interrupt(next) : Effect.void))
               count += rows.length
               if (!next) return count
               rows = yield* Fiber.join(next)
             }
+          })
+
+        const walk = <E>(resource: AnyResource, principal: Principal, params: QueryParams, size: number, onPage: (records: ReadonlyArray<Row>) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
+          Effect.gen(function* () {
+            const query = yield* walkQuery(resource, principal, params)
+            if (onTotal) onTotal(yield* repo.count(resource, principal.tenantId, query))
+            return yield* walkPages((key) => repo.page(resource, principal.tenantId, query, { direction: "next", key, take: size }), size,
+              (rows) => onPage(rows.map((row) => present(resource, row.record))))
+          })
+
+        /** Ranges of a walk built at once, ahead of the one being written. */
+        const RANGES_AHEAD = 2
+
+        /**
+         * Building answers is the costliest part of an export, and the store's: where the sort bounds
+         * ranges (not a nullable field), the next ranges are found by their keys alone and built on
+         * other connections while this one is written, in order.
+         */
+        const walkAnswers = <E>(resource: AnyResource, principal: Principal, params: QueryParams, size: number, onPage: (answers: ReadonlyArray<string>) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
+          Effect.gen(function* () {
+            const query = yield* walkQuery(resource, principal, params)
+            const tenantId = principal.tenantId
+            if (onTotal) onTotal(yield* repo.count(resource, tenantId, query))
+            const answers = (rows: ReadonlyArray<KeyedAnswer>) => onPage(rows.map((row) => row.answer))
+            if (query.sort.field !== "id" && resource.filters[query.sort.field]?.nullable) {
+              return yield* walkPages((key) => repo.pageAnswers(resource, tenantId, query, { direction: "next", key, take: size }), size, answers)
+            }
+            return yield* Effect.scoped(Effect.gen(function* () {
+              const pending: Array<Fiber.RuntimeFiber<ReadonlyArray<KeyedAnswer>>> = []
+              let after: readonly [unknown, string] | null = null
+              let ended = false
+              let count = 0
+              while (true) {
+                while (!ended && pending.length < RANGES_AHEAD) {
+                  // (after, end]: a range the next cannot overlap, whatever is written meanwhile.
+                  const end: readonly [unknown, string] | null = yield* repo.rangeEnd(resource, tenantId, query, after, size)
+                  pending.push(yield* Effect.forkScoped(repo.pageAnswers(resource, tenantId, query, { direction: "next", key: after, take: size, ...(end ? { until: end } : {}) })))
+                  if (end) after = end
+                  else ended = true
+                }
+                const next = pending.shift()
+                if (!next) return count
+                const rows = yield* Fiber.join(next)
+                if (rows.length > 0) yield* answers(rows)
+                count += rows.length
+              }
+            }))
           })
 
         const found = (resource: AnyResource) =>
@@ -652,7 +750,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           )
         })
 
-        return { list, walk, get, lookup, search, create, update, remove, restore, action }
+        return { list, listAnswers, walk, walkAnswers, get, lookup, search, create, update, remove, restore, action }
       })
     )
 }

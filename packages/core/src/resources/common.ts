@@ -223,6 +223,7 @@ export const block = <Keys extends Schema.Struct.Fields>(spec: {
     inputSchema: spec.input,
     clearable: true,
     patch: "merge",
+    keys: names,
     ...(extra.length > 0 ? { select: `({self} || jsonb_build_object(${extra.join(", ")}))` } : {}),
     ...(spec.filters ? { blockFilters: spec.filters } : {}),
     ...(spec.inputOnlyKeys ? { inputOnlyKeys: spec.inputOnlyKeys } : {}),

@@ -1,14 +1,15 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment, Statement } from "@effect/sql/Statement"
-import { Effect, Either, Layer, Option, ParseResult, Schema } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { ChildPlan } from "../engine/draft.js"
-import type { AnyField, ColumnType, Fields, Pick } from "../engine/field.js"
+import type { ColumnType, Fields } from "../engine/field.js"
 import { fieldSql, type FilterField, sqlTypeOf } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
-import { type KeyedRecord, ResourceRepository } from "../engine/repository.js"
-import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, present, type Row } from "../engine/resource.js"
+import { type KeyedAnswer, type KeyedRecord, type PageRequest, ResourceRepository } from "../engine/repository.js"
+import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
+import { readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
 import { constraintError } from "./sql-errors.js"
@@ -117,39 +118,8 @@ const keysetPredicate = (
   return ascending ? sql`(${s} IS NULL OR ${tuple})` : sql`(${s} IS NOT NULL AND ${tuple})`
 }
 
-const entries = (fields: Fields) => Object.entries(fields) as Array<[string, AnyField]>
-
-/** `r.<name>` or the field's SQL expression, for every stored or derived field the row decodes. */
-const selectList = (fields: Fields): string =>
-  entries(fields)
-    .filter(([, field]) => field.column && (field.output || field.read))
-    .map(([name, field]) => (field.column!.sql ? `(${field.column!.sql}) AS "${name}"` : `r.${name}`))
-    .join(", ")
-
-/** A decoder per schema, made once: rows that do not match their declaration are a defect, never a client error. */
-const decoders = new WeakMap<object, (row: unknown) => Either.Either<Row, ParseResult.ParseError>>()
-const decode = (schema: Schema.Schema<any, any>, row: unknown, what: string): Row => {
-  let decoder = decoders.get(schema)
-  if (!decoder) {
-    decoder = Schema.decodeUnknownEither(schema) as (row: unknown) => Either.Either<Row, ParseResult.ParseError>
-    decoders.set(schema, decoder)
-  }
-  const result = decoder(row)
-  if (Either.isLeft(result)) throw new Error(`A stored ${what} does not match its declaration: ${ParseResult.TreeFormatter.formatErrorSync(result.left)}`)
-  return result.right
-}
-
-const pickOf = (record: Row, pick: Pick | undefined): unknown => {
-  if (pick === undefined) return record
-  if (typeof pick === "string") return record[pick] ?? null
-  if (Array.isArray(pick)) return Object.fromEntries(pick.map((name: string) => [name, record[name] ?? null]))
-  return Object.fromEntries(Object.entries(pick).map(([name, source]) => [name, record[source] ?? null]))
-}
-
-const asDefinition = (target: unknown): AnyResource => target as AnyResource
-
-/** How long an embedded catalog row is served from memory (catalogs change only on upgrades). */
-const CATALOG_CACHE_MS = 10 * 60_000
+/** Records as the store built them (`recordJson`): parsed, never decoded field by field. */
+const parsed = (rows: ReadonlyArray<{ readonly record: string }>): ReadonlyArray<Row> => rows.map((row) => JSON.parse(row.record) as Row)
 
 export const makeResourceRepository = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -188,7 +158,9 @@ export const makeResourceRepository = Effect.gen(function* () {
     const id = idColumnType(resource)
     return {
       sortSql: fieldSql(query.sort.field, field),
-      sqlType: query.sort.field === "id" ? id : sqlTypeOf[field.type],
+      // A cursor's value cast to the column's own type: `record_number > 5::numeric` would cast the
+      // column and leave its index unused (a deep page read half a million rows).
+      sqlType: query.sort.field === "id" ? id : (!field.sql && resource.columns[query.sort.field]) || sqlTypeOf[field.type],
       nullable: field.nullable ?? false,
       idType: id
     }
@@ -196,119 +168,56 @@ export const makeResourceRepository = Effect.gen(function* () {
 
   const table = (name: string) => sql.literal(name)
 
-  // ---- Assembly: embeds and children for a whole set of rows, one query each ----
+  const record = (resource: AnyResource) => sql.literal(`${recordJson(resource)} AS record`)
 
-  /** Live-or-deleted records of `resource` by id (an embed still shows a record removed since). */
+  /** Live-or-deleted records of `resource` by id (what `expand[]` answers in full). */
   const byIds = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Row>> => {
     if (ids.length === 0) return Effect.succeed([])
     const where = [...scopeConditions(resource, tenantId, { withDeleted: true }), sql`r.id IN ${sql.in(ids)}`]
-    return sql<Row>`SELECT ${sql.literal(selectList(resource.fields))} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`.pipe(
-      Effect.orDie,
-      Effect.flatMap((rows) => assemble(resource.fields, resource.children, rows, tenantId)),
-      Effect.map((rows) => rows.map((row) => decode(resource.row, row, resource.title)))
-    )
-  }
-
-  /**
-   * Catalog rows change only when new snapshots are loaded (an upgrade), so embeds of
-   * them (a customer's city, a product's unit) are served from memory for a while:
-   * a page of customers costs one query, not four.
-   */
-  const catalogRows = new Map<string, { readonly record: Row; readonly until: number }>()
-  const embedded = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Row>> => {
-    if (isTenantOwned(resource)) return byIds(resource, tenantId, ids)
-    const now = Date.now()
-    const hits: Array<Row> = []
-    const misses: Array<unknown> = []
-    for (const id of ids) {
-      const cached = catalogRows.get(`${resource.table}:${String(id)}`)
-      if (cached && cached.until > now) hits.push(cached.record)
-      else misses.push(id)
-    }
-    if (misses.length === 0) return Effect.succeed(hits)
-    return Effect.map(byIds(resource, tenantId, misses), (found) => {
-      for (const record of found) catalogRows.set(`${resource.table}:${String(record.id)}`, { record, until: now + CATALOG_CACHE_MS })
-      return [...hits, ...found]
-    })
+    return sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`.pipe(Effect.orDie, Effect.map(parsed))
   }
 
   const distinct = (values: ReadonlyArray<unknown>) => [...new Set(values.filter((value) => value !== null && value !== undefined))]
 
-  /** Puts each field's embed and each collection's children onto raw rows (not yet decoded). */
-  const assemble = (fields: Fields, collections: ReadonlyArray<ChildCollection>, rows: ReadonlyArray<Row>, tenantId: string): Effect.Effect<ReadonlyArray<Row>> =>
-    Effect.gen(function* () {
-      if (rows.length === 0) return rows
-      const out = rows.map((row) => ({ ...row }) as Record<string, unknown>)
-      for (const [name, field] of entries(fields)) {
-        const embed = field.embed
-        if (!embed) continue
-        const target = asDefinition(embed.resource())
-        if (embed.kind === "one") {
-          const found = yield* embedded(target, tenantId, distinct(out.map((row) => row[embed.key])))
-          const byId = new Map(found.map((record) => [String(record.id), present(target, record)]))
-          for (const row of out) {
-            const record = row[embed.key] == null ? undefined : byId.get(String(row[embed.key]))
-            row[name] = record === undefined ? null : pickOf(record, embed.pick)
-          }
-        } else {
-          const ids = distinct(out.map((row) => row.id))
-          const where = [...scopeConditions(target, tenantId, {}), sql`r.${sql.literal(embed.foreignKey)} IN ${sql.in(ids)}`]
-          const { field: sortField, order } = target.defaultSort
-          const sortSql = fieldSql(sortField, target.filters[sortField])
-          const raw = yield* sql<Row>`SELECT ${sql.literal(selectList(target.fields))} FROM ${table(target.table)} r WHERE ${sql.and(where)}
-            ORDER BY ${sql.literal(`${sortSql} ${order === "asc" ? "ASC" : "DESC"}, r.id`)}`.pipe(Effect.orDie)
-          const records = (yield* assemble(target.fields, target.children, raw, tenantId)).map((row) => present(target, decode(target.row, row, target.title)))
-          const groups = new Map<string, Array<unknown>>()
-          for (const record of records) {
-            const key = String(record[embed.foreignKey])
-            groups.set(key, [...(groups.get(key) ?? []), embed.pick ? pickOf(record, embed.pick) : record])
-          }
-          for (const row of out) row[name] = groups.get(String(row.id)) ?? []
-        }
-      }
-      for (const collection of collections) {
-        const ids = distinct(out.map((row) => row.id))
-        const where = [sql`r.tenant_id = ${tenantId}::uuid`, sql`r.${sql.literal(collection.parentKey)} IN ${sql.in(ids)}`]
-        if (collection.softDelete) where.push(sql`r.deleted_at IS NULL`)
-        const order = "position" in collection.fields ? "r.position, r.id" : "r.created_at, r.id"
-        const raw = yield* sql<Row>`SELECT ${sql.literal(selectList(collection.fields))} FROM ${table(collection.table)} r WHERE ${sql.and(where)}
-          ORDER BY ${sql.literal(order)}`.pipe(Effect.orDie)
-        const children = (yield* assemble(collection.fields, [], raw, tenantId)).map((row) => decode(collection.row, row, collection.name))
-        const groups = new Map<string, Array<Row>>()
-        for (const child of children) {
-          const key = String(child[collection.parentKey])
-          groups.set(key, [...(groups.get(key) ?? []), child])
-        }
-        for (const row of out) row[collection.name] = groups.get(String(row.id)) ?? []
-      }
-      return out
-    })
-
-  const decodeAll = (resource: AnyResource, rows: ReadonlyArray<Row>, tenantId: string) =>
-    Effect.map(assemble(resource.fields, resource.children, rows, tenantId), (assembled) => assembled.map((row) => decode(resource.row, row, resource.title)))
-
   // ---- Reads ----
 
-  const page = (resource: AnyResource, tenantId: string, query: ListQuery, request: { direction: "next" | "previous"; key: readonly [unknown, string] | null; take: number }) => {
+  /** The rows of a page in walking order, with `columns` selected beside their sort key and id. */
+  const pageRows = <A extends object>(resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest, columns: Fragment) => {
     const sort = sortOf(resource, query)
-    const { sortSql, nullable } = sort
+    const { sortSql } = sort
     const ascending = (query.sort.order === "asc") === (request.direction === "next")
     const where = baseConditions(resource, tenantId, query)
     if (request.key) where.push(keysetPredicate(sql, sort, ascending, request.key))
+    // Up to `until`, inclusive: a row comparison the index bounds the scan with (`rangeEnd` refuses nullable sorts).
+    if (request.until) {
+      const [value, id] = request.until
+      where.push(sql`(${sql.literal(sortSql)}, r.id) ${sql.literal(ascending ? "<=" : ">=")} (${value}::${sql.literal(sort.sqlType)}, ${id}::${sql.literal(sort.idType)})`)
+    }
     const dir = ascending ? "ASC" : "DESC"
-    const order = nullable
-      ? `(${sortSql} IS NULL) ${dir}, ${sortSql} ${dir}, r.id ${dir}`
-      : `${sortSql} ${dir}, r.id ${dir}`
-    return sql<Row>`SELECT ${sql.literal(selectList(resource.fields))}, ${sql.literal(sortSql)} AS "__sort_key" FROM ${table(resource.table)} r
-      WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} LIMIT ${request.take}`.pipe(
-      Effect.orDie,
-      Effect.flatMap((rows) =>
-        Effect.map(decodeAll(resource, rows, tenantId), (records) =>
-          records.map((record, index): KeyedRecord => ({ record, key: [rows[index].__sort_key ?? null, String(rows[index].id)] }))
-        )
-      )
-    )
+    // PostgreSQL's own null order (last ascending, first descending) is the walk's, so a
+    // `(tenant_id, field, id)` index serves a nullable sort as it does any other.
+    const order = `${sortSql} ${dir}, r.id ${dir}`
+    const limit = request.until ? sql`` : sql`LIMIT ${request.take}`
+    return sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
+      FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} ${limit}`.pipe(Effect.orDie)
   }
+
+  const rangeEnd = (resource: AnyResource, tenantId: string, query: ListQuery, after: PageRequest["key"], size: number) => {
+    if (sortOf(resource, query).nullable) return Effect.die(new Error(`${resource.name}: a range cannot end on a nullable sort field`))
+    // Keys only: the index walks `size` entries and no record is built.
+    return Effect.map(pageRows<{ n: number }>(resource, tenantId, query, { direction: "next", key: after, take: size }, sql.literal("1 AS n")), (rows) =>
+      rows.length < size ? null : keyOf(rows[rows.length - 1]))
+  }
+
+  const keyOf = (row: { __sort_key: unknown; __id: unknown }) => [row.__sort_key ?? null, String(row.__id)] as const
+
+  const page = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) =>
+    Effect.map(pageRows<{ record: string }>(resource, tenantId, query, request, record(resource)), (rows) =>
+      rows.map((row): KeyedRecord => ({ record: JSON.parse(row.record) as Row, key: keyOf(row) })))
+
+  const pageAnswers = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) =>
+    Effect.map(pageRows<{ answer: string }>(resource, tenantId, query, request, sql.literal(`${recordJson(resource, "answer")} AS answer`)), (rows) =>
+      rows.map((row): KeyedAnswer => ({ answer: row.answer, key: keyOf(row) })))
 
   const count = (resource: AnyResource, tenantId: string, query: ListQuery) =>
     sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`.pipe(
@@ -318,14 +227,26 @@ export const makeResourceRepository = Effect.gen(function* () {
 
   const findMany = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean; limit: number }) => {
     const where = scopeConditions(resource, tenantId, { withDeleted: options.withDeleted, filter })
-    const lock = sql.literal(options.forUpdate ? "FOR UPDATE" : "")
     // Several rows may match a lookup (suppliers sharing a tax id): the first in the default order answers.
     const { field, order } = resource.defaultSort
     const first = sql.literal(`${fieldSql(field, resource.filters[field])} ${order === "asc" ? "ASC" : "DESC"}, r.id`)
-    return sql<Row>`SELECT ${sql.literal(selectList(resource.fields))} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
-      ORDER BY ${first} LIMIT ${options.limit} ${lock}`.pipe(
+    if (!options.forUpdate || !readsDependentRows(resource)) {
+      const lock = sql.literal(options.forUpdate ? "FOR UPDATE OF r" : "")
+      return sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
+        ORDER BY ${first} LIMIT ${options.limit} ${lock}`.pipe(Effect.orDie, Effect.map(parsed))
+    }
+    // Locked first, read after: a statement that waited for the lock still reads with the snapshot it
+    // started with, so children and totals written by the transaction it waited for would be missed.
+    return sql<{ id: unknown }>`SELECT r.id FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${first} LIMIT ${options.limit} FOR UPDATE`.pipe(
       Effect.orDie,
-      Effect.flatMap((rows) => decodeAll(resource, rows, tenantId))
+      Effect.flatMap((locked) =>
+        locked.length === 0
+          ? Effect.succeed([])
+          : Effect.map(byIds(resource, tenantId, locked.map((row) => row.id)), (records) => {
+            const byId = new Map(records.map((record) => [String(record.id), record]))
+            return locked.map((row) => byId.get(String(row.id))!)
+          })
+      )
     )
   }
 
@@ -382,10 +303,10 @@ export const makeResourceRepository = Effect.gen(function* () {
     )
 
   /** The write with its event and the event's deliveries in the same statement, when a unit of one statement asks for it. */
-  const withEvent = (write: Statement<Row>, event: StatementEvent | undefined): Statement<Row> =>
+  const withEvent = <A extends object>(write: Statement<A>, event: StatementEvent | undefined): Statement<A> =>
     event === undefined
       ? write
-      : sql<Row>`WITH written AS (${write}),
+      : sql<A>`WITH written AS (${write}),
           event AS (${eventsOfWritten(sql, event.origin, event.resource, event.action)}),
           deliveries AS (${deliveriesOfEvents(sql)})
         SELECT * FROM written`
@@ -395,10 +316,9 @@ export const makeResourceRepository = Effect.gen(function* () {
     const names = Object.keys(values)
     const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
     const list = sql.literal(["tenant_id", ...names].join(", "))
-    return withEvent(sql<Row>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING ${sql.literal(selectList(resource.fields))}`, options.event).pipe(
+    return withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
-      Effect.flatMap((rows) => decodeAll(resource, rows, tenantId)),
-      Effect.map((records) => records[0])
+      Effect.map((rows) => parsed(rows)[0])
     )
   }
 
@@ -422,11 +342,10 @@ export const makeResourceRepository = Effect.gen(function* () {
    */
   const updateReturning = (resource: AnyResource, tenantId: string, id: string, values: Row, options: { readonly event?: StatementEvent; readonly unchangedSince?: string } = {}) => {
     const unchanged = options.unchangedSince === undefined ? sql.literal("") : sql`AND r.updated_at = ${options.unchangedSince}::timestamptz`
-    return withEvent(sql<Row>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
-      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING ${sql.literal(selectList(resource.fields))}`, options.event).pipe(
+    return withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
+      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
-      Effect.flatMap((rows) => decodeAll(resource, rows, tenantId)),
-      Effect.map((records) => Option.fromNullable(records[0]))
+      Effect.map((rows) => Option.fromNullable(parsed(rows)[0]))
     )
   }
 
@@ -459,7 +378,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
       RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, count, findOne, findMany, findById, findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, pageAnswers, rangeEnd, count, findOne, findMany, findById, findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)
