@@ -83,7 +83,7 @@ export const makeMemoryStore = () => {
       Effect.sync(() => {
         const row = find(resource, tenantId, id, true)!
         Object.assign(row, clone(values), { updated_at: now() })
-        return assemble(resource, row)
+        return Option.some(assemble(resource, row))
       }),
     setDeleted: (resource, tenantId, id, deleted, values = {}) =>
       Effect.sync(() => {

@@ -24,6 +24,7 @@ import { layerHandlers, makeHandlers } from "./handlers.js"
 import { checkPortFree } from "./listen.js"
 import { withHostConcerns } from "./middleware.js"
 import { layerServerFailures } from "./server-errors.js"
+import { layerSpansOnlyForInstalledTracer } from "./tracing.js"
 import { SignInHook } from "./browser-session.js"
 import { layerOAuthRoutes } from "./oauth/routes.js"
 import { layerMcpRoutes, McpAllowedOrigins } from "./mcp-route.js"
@@ -62,6 +63,7 @@ export interface ListenOptions extends PanelOption {
 /** The Node HTTP server serving the API (and exposing `HttpServer` for its address); needs the core services. */
 export const layerNodeServer = (options: ListenOptions = {}) =>
   HttpApiBuilder.serve(withHostConcerns).pipe(
+    Layer.provide(layerSpansOnlyForInstalledTracer),
     Layer.provide(options.resources || options.panel === false ? makeHttpApiLayer(options.resources, options) : layerHttpApi),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
   )
@@ -190,7 +192,10 @@ export const createFetchHandler = async (options: FetchHandlerOptions = {}) => {
   const settings = Context.get(runtime.context, OAuthConfig)
   const web = HttpApiBuilder.toWebHandler(
     // provideMerge: the host middleware reads the settings (base path, public URL) from the same context.
-    Layer.mergeAll(options.panel === false ? makeHttpApiLayer(allResources, options) : layerHttpApi, HttpServer.layerContext).pipe(Layer.provideMerge(Layer.succeedContext(runtime.context))),
+    Layer.mergeAll(options.panel === false ? makeHttpApiLayer(allResources, options) : layerHttpApi, HttpServer.layerContext).pipe(
+      Layer.provide(layerSpansOnlyForInstalledTracer),
+      Layer.provideMerge(Layer.succeedContext(runtime.context))
+    ),
     { middleware: withHostConcerns }
   )
   const base = settings.basePath

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto"
+import { sha256 } from "../sha256.js"
 
 /**
  * How long an authenticated API key is trusted from memory before the store is asked again.
@@ -32,7 +32,7 @@ export class CredentialCache<V> {
   ) {}
 
   static tokenHash(token: string): string {
-    return createHash("sha256").update(token, "utf8").digest("base64")
+    return sha256(token, "base64")
   }
 
   get(tokenHash: string): V | undefined {

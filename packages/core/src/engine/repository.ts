@@ -5,6 +5,7 @@ import type { ChildPlan } from "./draft.js"
 import type { FilterNode } from "./filter.js"
 import type { ListQuery } from "./list-query.js"
 import type { AnyResource, ChildCollection, Row } from "./resource.js"
+import type { StatementEvent } from "./unit-of-work.js"
 
 /** A record of a page (decoded, embeds and children in place) with the key that positions it (sort value, id). */
 export interface KeyedRecord {
@@ -62,11 +63,21 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   readonly missing: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>, scope?: FilterNode) => Effect.Effect<ReadonlyArray<string>>
 
   readonly insert: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<string, WriteFailure>
-  /** Inserts and answers the stored record as `findById` would, in the same statement. */
-  readonly insertReturning: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<Row, WriteFailure>
+  /** Inserts and answers the stored record as `findById` would, in the same statement (with `event`, the event's rows too). */
+  readonly insertReturning: (resource: AnyResource, tenantId: string, values: Row, options?: { readonly event?: StatementEvent }) => Effect.Effect<Row, WriteFailure>
   readonly update: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<void, WriteFailure>
-  /** Updates and answers the record's new state as `findById` would, in the same statement. */
-  readonly updateReturning: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<Row, WriteFailure>
+  /**
+   * Updates and answers the record's new state as `findById` would, in the same statement (with
+   * `event`, the event's rows too). With `unchangedSince` (the `updated_at` read), nothing is
+   * written and none answered when another write came since.
+   */
+  readonly updateReturning: (
+    resource: AnyResource,
+    tenantId: string,
+    id: string,
+    values: Row,
+    options?: { readonly event?: StatementEvent; readonly unchangedSince?: string }
+  ) => Effect.Effect<Option.Option<Row>, WriteFailure>
   /** Sets or clears `deleted_at` (and writes `values` with it); false when the record was not in the opposite state. */
   readonly setDeleted: (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values?: Row) => Effect.Effect<boolean, WriteFailure>
   readonly writeChildren: (collection: ChildCollection, tenantId: string, parentId: string, plan: ChildPlan) => Effect.Effect<void, WriteFailure>

@@ -31,7 +31,8 @@ import {
 } from "./resource.js"
 import { checkEditable, checkTransition, stateOf } from "./status.js"
 import { checkPrecondition, type Precondition } from "./etag.js"
-import { type EventAction, UnitOfWork, UnitsOfWork } from "./unit-of-work.js"
+import { RecentlyRaced } from "./recently-raced.js"
+import { type EventAction, eventWritten, inTransactionOnly, NeedsTransaction, statementEvent, UnitOfWork, UnitsOfWork } from "./unit-of-work.js"
 
 export const listShape = (resource: AnyResource): ListShape => ({
   filters: resource.filters,
@@ -146,6 +147,15 @@ const splitRevealed = (resource: AnyResource, values: Row): { readonly stored: R
 /** Fails with `error` when there is one. */
 const unlessFailed = <E>(error: E | undefined): Effect.Effect<void, E> => (error === undefined ? Effect.void : Effect.fail(error))
 
+/**
+ * A create or update whose only write is the record's own statement (no children, hook,
+ * numbering or several records): tried without a transaction, its event in that statement.
+ */
+const createIsOneStatement = (resource: AnyResource) =>
+  resource.children.length === 0 && !resource.afterWrite && !resource.numbering && !resource.createMany
+const updateIsOneStatement = (resource: AnyResource) =>
+  resource.children.length === 0 && !resource.afterWrite && resource.fields.updated_at !== undefined
+
 const childrenOf = (record: Row | undefined, name: string): ReadonlyArray<Row> | undefined =>
   record === undefined ? undefined : (record[name] as ReadonlyArray<Row> | undefined) ?? []
 
@@ -212,6 +222,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const repo = yield* ResourceRepository
         const units = yield* UnitsOfWork
         const secret = (yield* CursorSecret).key
+        /** Records whose update without a lock lost a race lately: their next updates take the lock at once. */
+        const racedRecords = new RecentlyRaced()
         const services = yield* Effect.context<CatalogLookup | TaxEngine | SecretBox>()
 
         /**
@@ -491,23 +503,24 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           findById: (resource, id, options) => repo.findById(resource, principal.tenantId, id, options),
           findOne: (resource, filter, options) => repo.findOne(resource, principal.tenantId, filter, options),
           findMany: (resource, filter, options) => repo.findMany(resource, principal.tenantId, filter, options),
-          insert: (resource, values) => repo.insert(resource, principal.tenantId, values),
-          update: (resource, id, values) => repo.update(resource, principal.tenantId, id, values),
-          insertChild: (collection, parentId, values) => repo.writeChildren(collection, principal.tenantId, parentId, { insert: [values], update: [], remove: [] }),
-          removeChild: (collection, parentId, id) => repo.writeChildren(collection, principal.tenantId, parentId, { insert: [], update: [], remove: [id] }),
+          // A write of a rule or hook is never a unit's one statement: it runs in a transaction.
+          insert: (resource, values) => inTransactionOnly(unit, repo.insert(resource, principal.tenantId, values)),
+          update: (resource, id, values) => inTransactionOnly(unit, repo.update(resource, principal.tenantId, id, values)),
+          insertChild: (collection, parentId, values) => inTransactionOnly(unit, repo.writeChildren(collection, principal.tenantId, parentId, { insert: [values], update: [], remove: [] })),
+          removeChild: (collection, parentId, id) => inTransactionOnly(unit, repo.writeChildren(collection, principal.tenantId, parentId, { insert: [], update: [], remove: [id] })),
           createRecord: (resource, body, values, options) =>
-            Effect.provideService(
+            inTransactionOnly(unit, Effect.provideService(
               decodeCreate(resource, principal, body).pipe(Effect.flatMap((input) => createRecords(resource, principal, input, values ?? {}, options?.answer === "id"))),
               UnitOfWork,
               unit
-            ),
+            )),
           updateRecord: (resource, id, body, values) =>
-            Effect.provideService(
+            inTransactionOnly(unit, Effect.provideService(
               decodeUpdate(resource, principal, id, body).pipe(Effect.flatMap((decoded) => updateWithin(resource, principal, decoded.id, decoded.input, values ?? {}))),
               UnitOfWork,
               unit
-            ),
-          removeRecord: (resource, id) => Effect.provideService(removeWithin(resource, principal, id), UnitOfWork, unit)
+            )),
+          removeRecord: (resource, id) => inTransactionOnly(unit, Effect.provideService(removeWithin(resource, principal, id), UnitOfWork, unit))
         })
 
         const currentStore = (principal: Principal) => Effect.map(UnitOfWork, (unit) => actionStore(principal, unit))
@@ -538,17 +551,20 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               children: yield* draftChildren(resource, input, undefined)
             })
             const { stored, shown } = splitRevealed(resource, draft.values)
+            const unit = yield* UnitOfWork
             const numbered = resource.numbering
-              ? { ...stored, [resource.numbering.field]: yield* repo.nextNumber(principal.tenantId, resource.name) }
+              ? { ...stored, [resource.numbering.field]: yield* inTransactionOnly(unit, repo.nextNumber(principal.tenantId, resource.name)) }
               : stored
             // A record nothing writes to after its insert (no children, no hook) is answered by the
-            // insert itself: one round trip fewer than reading it back.
+            // insert itself: one round trip fewer than reading it back (and, in a unit of one
+            // statement, the insert records its event too).
             if (!idOnly && resource.children.length === 0 && !resource.afterWrite) {
-              const record = yield* repo.insertReturning(resource, principal.tenantId, numbered)
-              yield* emit(resource, "create", String(record.id))
+              const event = statementEvent(unit, resource, "create")
+              const record = yield* repo.insertReturning(resource, principal.tenantId, numbered, event ? { event } : {})
+              yield* (event ? eventWritten(unit, event, String(record.id)) : emit(resource, "create", String(record.id)))
               return { ...present(resource, record), ...shown }
             }
-            const id = yield* repo.insert(resource, principal.tenantId, numbered)
+            const id = yield* inTransactionOnly(unit, repo.insert(resource, principal.tenantId, numbered))
             yield* writeChildren(resource, principal, id, draft)
             // The record's own event first: what its hook writes follows it in the feed.
             yield* emit(resource, "create", id)
@@ -570,7 +586,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
 
         const create = Effect.fn("ResourceEngine.create")(function* (resource: AnyResource, principal: Principal, body: unknown) {
           const input = yield* decodeCreate(resource, principal, body)
-          return yield* units.run(origin(principal), createRecords(resource, principal, input, {}))
+          return yield* units.run(origin(principal), createRecords(resource, principal, input, {}), { oneStatement: createIsOneStatement(resource) })
         })
 
         const locked = (resource: AnyResource, principal: Principal, id: string, options: { withDeleted?: boolean } = {}) =>
@@ -589,7 +605,11 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         /** An update inside the caller's unit of work; `values` are stored fields only the server sets. */
         const updateWithin = (resource: AnyResource, principal: Principal, checked: string, input: Row, values: Row, precondition?: Precondition): Effect.Effect<Row, WriteError, UnitOfWork> =>
           Effect.gen(function* () {
-            const current = yield* locked(resource, principal, checked)
+            const unit = yield* UnitOfWork
+            // Without a transaction the read takes no lock: the update then checks that no write came since.
+            const current = unit.oneStatement
+              ? yield* repo.findById(resource, principal.tenantId, checked).pipe(Effect.flatMap(found(resource)))
+              : yield* locked(resource, principal, checked)
             yield* unlessFailed(checkPrecondition(resource, current, precondition))
             const machine = resource.status
             if (machine) {
@@ -608,9 +628,23 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             const changed = Object.keys(diff).length > 0 ? { ...diff, ...stamped(resource, principal, ["updated"]) } : diff
             // Nothing writes to a record without children or hook after its update: the update answers it.
             if (Object.keys(changed).length > 0 && resource.children.length === 0 && !resource.afterWrite) {
-              const record = yield* repo.updateReturning(resource, principal.tenantId, checked, changed)
-              yield* emit(resource, "update", checked)
-              return present(resource, record)
+              const event = statementEvent(unit, resource, "update")
+              const readAt = current.updated_at
+              if (unit.oneStatement && typeof readAt !== "string") return yield* Effect.die(new NeedsTransaction())
+              const record = yield* repo.updateReturning(resource, principal.tenantId, checked, changed, {
+                ...(event ? { event } : {}),
+                ...(unit.oneStatement ? { unchangedSince: readAt as string } : {})
+              })
+              // Another write came between the read and this update: the unit runs again, under the row's lock.
+              if (Option.isNone(record)) {
+                racedRecords.note(resource.name, checked)
+                return yield* Effect.die(new NeedsTransaction())
+              }
+              yield* (event ? eventWritten(unit, event, checked) : emit(resource, "update", checked))
+              return present(resource, record.value)
+            }
+            if (unit.oneStatement && (Object.keys(changed).length > 0 || resource.children.length > 0 || resource.afterWrite)) {
+              return yield* Effect.die(new NeedsTransaction())
             }
             if (Object.keys(changed).length > 0) yield* repo.update(resource, principal.tenantId, checked, changed)
             const childrenChanged = yield* writeChildren(resource, principal, checked, draft)
@@ -627,7 +661,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
 
         const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown, options: WriteOptions = {}) {
           const { id: checked, input } = yield* decodeUpdate(resource, principal, id, body)
-          return yield* units.run(origin(principal), updateWithin(resource, principal, checked, input, {}, options.precondition))
+          return yield* units.run(origin(principal), updateWithin(resource, principal, checked, input, {}, options.precondition), { oneStatement: updateIsOneStatement(resource) && !racedRecords.recently(resource.name, checked) })
         })
 
         const softDeletable = (resource: AnyResource) =>

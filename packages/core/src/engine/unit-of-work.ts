@@ -1,4 +1,4 @@
-import { Context, type Effect } from "effect"
+import { Context, Effect } from "effect"
 import type { Actor } from "../auth/principal.js"
 import type { Conflict, Unprocessable } from "../errors.js"
 
@@ -19,7 +19,46 @@ export interface DomainEvent {
  */
 export class UnitOfWork extends Context.Tag("erp/core/UnitOfWork")<UnitOfWork, {
   readonly emit: (event: DomainEvent) => Effect.Effect<void>
+  /** Set when the unit runs without a transaction (`run`'s `oneStatement`): its one write is its only statement that writes. */
+  readonly oneStatement?: WriteOrigin
+  /**
+   * The event a write may record in its own statement (one round trip fewer): always in a unit
+   * of one statement; in a transaction while no other event waits (the feed keeps their order).
+   * The write then reports it with `recorded`, not `emit`.
+   */
+  readonly statementEvent?: (resource: string, action: EventAction) => StatementEvent | undefined
+  /** An event a statement recorded: later ones for the same record are dropped, as `emit` drops them. */
+  readonly recorded?: (event: DomainEvent) => Effect.Effect<void>
 }>() {}
+
+/** The event a write records in its own statement, with its webhook deliveries (a unit of one statement). */
+export interface StatementEvent {
+  readonly origin: WriteOrigin
+  readonly resource: string
+  readonly action: EventAction
+}
+
+/**
+ * Raised (as a defect) by a write that needs more than one statement inside a unit run
+ * without a transaction; nothing was written yet, so the unit runs again in a transaction.
+ */
+export class NeedsTransaction {
+  readonly _tag = "NeedsTransaction"
+}
+
+/** Fails the unit over to a transaction when it has none: for every write but the unit's last statement. */
+export const inTransactionOnly = <A, E, R>(unit: UnitOfWork["Type"], write: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  unit.oneStatement ? Effect.die(new NeedsTransaction()) : write
+
+/** The event a write should record in its own statement, if the unit allows it (else `emit` records it before COMMIT). */
+export const statementEvent = (unit: UnitOfWork["Type"], resource: { readonly name: string; readonly events?: boolean }, action: EventAction): StatementEvent | undefined =>
+  resource.events && unit.statementEvent ? unit.statementEvent(resource.name, action) : undefined
+
+/** Reports the event of a write: recorded by its statement (`event` given), or emitted to be recorded before COMMIT. */
+export const eventWritten = (unit: UnitOfWork["Type"], event: StatementEvent | undefined, resourceId: string): Effect.Effect<void> =>
+  event && unit.recorded
+    ? unit.recorded({ resource: event.resource, action: event.action, resourceId })
+    : Effect.void
 
 /** Who writes, for the event log. */
 export interface WriteOrigin {
@@ -35,6 +74,14 @@ export interface WriteOrigin {
 export class UnitsOfWork extends Context.Tag("erp/core/UnitsOfWork")<UnitsOfWork, {
   readonly run: <A, E, R>(
     origin: WriteOrigin,
-    effect: Effect.Effect<A, E, R>
+    effect: Effect.Effect<A, E, R>,
+    options?: {
+      /**
+       * Try it first without a transaction (no BEGIN, no COMMIT): for a write whose reads come
+       * first and whose one write is a statement recording its own event. A second write
+       * (`NeedsTransaction`) runs the whole unit again in a transaction.
+       */
+      readonly oneStatement?: boolean
+    }
   ) => Effect.Effect<A, E | Conflict | Unprocessable, Exclude<R, UnitOfWork>>
 }>() {}

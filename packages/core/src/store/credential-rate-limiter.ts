@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Clock, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { type CredentialLimit, CredentialRateLimiter } from "../ratelimit/credential-limits.js"
 import { boundedKey } from "../ratelimit/memory.js"
 import type { RateLimitDecision } from "../ratelimit/rate-limiter.js"
@@ -100,35 +100,45 @@ export const makeCredentialRateLimiterSql = Effect.gen(function* () {
     resetSeconds: seconds(local.windowEndsAt - now)
   })
 
+  /** Spends one of the leased requests (the store was asked when none was left). */
+  const spend = (local: Local, limit: CredentialLimit, now: number) => {
+    local.leased -= 1
+    local.tokens -= 1
+    return decision(local, limit, now, true)
+  }
+
+  // Synchronous while a lease lasts (most requests): an effect with a round trip only when one runs out.
   const hit = (credential: string, limit: CredentialLimit): Effect.Effect<RateLimitDecision> =>
-    Effect.gen(function* () {
+    Effect.clockWith((clock) => {
       const key = boundedKey(`cred:${credential}`)
-      const now = yield* Clock.currentTimeMillis
+      const now = clock.unsafeCurrentTimeMillis()
       const local = entry(key, now, limit)
       local.tokens = Math.min(limit.burstPerSecond, local.tokens + ((now - local.tokensAt) / 1000) * limit.burstPerSecond)
       local.tokensAt = now
       if (now >= local.windowEndsAt) Object.assign(local, { leased: 0, storeLeft: limit.perMinute, full: false })
       if (local.tokens < 1) {
         // The burst is spent: a token comes back within 1/burst seconds.
-        return { allowed: false, limit: limit.perMinute, remaining: 0, resetSeconds: seconds(((1 - local.tokens) / limit.burstPerSecond) * 1000) }
+        return Effect.succeed({ allowed: false, limit: limit.perMinute, remaining: 0, resetSeconds: seconds(((1 - local.tokens) / limit.burstPerSecond) * 1000) })
       }
-      if (local.full) return decision(local, limit, now, false)
-      if (local.leased < 1) {
-        const row = yield* lease(key, limit, leaseSize(limit.perMinute))
-        const after = yield* Clock.currentTimeMillis
-        local.windowEndsAt = after + row.reset_ms
-        if (row.used === null || row.granted === null || row.granted < 1) {
-          Object.assign(local, { full: true, leased: 0, storeLeft: 0 })
-          return decision(local, limit, after, false)
-        }
-        local.leased += row.granted
-        local.storeLeft = limit.perMinute - row.used
-        local.full = false
-      }
-      local.leased -= 1
-      local.tokens -= 1
-      return decision(local, limit, now, true)
-    }).pipe(Effect.orDie, Effect.withSpan("CredentialRateLimiter.hit"))
+      if (local.full) return Effect.succeed(decision(local, limit, now, false))
+      if (local.leased >= 1) return Effect.succeed(spend(local, limit, now))
+      return lease(key, limit, leaseSize(limit.perMinute)).pipe(
+        Effect.map((row) => {
+          const after = clock.unsafeCurrentTimeMillis()
+          local.windowEndsAt = after + row.reset_ms
+          if (row.used === null || row.granted === null || row.granted < 1) {
+            Object.assign(local, { full: true, leased: 0, storeLeft: 0 })
+            return decision(local, limit, after, false)
+          }
+          local.leased += row.granted
+          local.storeLeft = limit.perMinute - row.used
+          local.full = false
+          return spend(local, limit, now)
+        }),
+        Effect.orDie,
+        Effect.withSpan("CredentialRateLimiter.hit")
+      )
+    })
 
   return CredentialRateLimiter.of({ hit })
 })

@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
-import type { Fragment } from "@effect/sql/Statement"
+import type { Fragment, Statement } from "@effect/sql/Statement"
 import { Effect, Layer, Option } from "effect"
 import type { ChildPlan } from "../engine/draft.js"
 import type { ColumnType, Fields } from "../engine/field.js"
@@ -10,6 +10,8 @@ import type { ListQuery } from "../engine/list-query.js"
 import { type KeyedAnswer, type KeyedRecord, type PageRequest, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
 import { readsDependentRows, recordJson } from "./record-json.js"
+import type { StatementEvent } from "../engine/unit-of-work.js"
+import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
 import { constraintError } from "./sql-errors.js"
 
 type Sql = SqlClient.SqlClient
@@ -300,20 +302,31 @@ export const makeResourceRepository = Effect.gen(function* () {
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
     )
 
+  /** The write with its event and the event's deliveries in the same statement, when a unit of one statement asks for it. */
+  const withEvent = <A extends object>(write: Statement<A>, event: StatementEvent | undefined): Statement<A> =>
+    event === undefined
+      ? write
+      : sql<A>`WITH written AS (${write}),
+          event AS (${eventsOfWritten(sql, event.origin, event.resource, event.action)}),
+          deliveries AS (${deliveriesOfEvents(sql)})
+        SELECT * FROM written`
+
   /** One statement for a new record and its answer: RETURNING reads it as `findById` would. */
-  const insertReturning = (resource: AnyResource, tenantId: string, values: Row) => {
+  const insertReturning = (resource: AnyResource, tenantId: string, values: Row, options: { readonly event?: StatementEvent } = {}) => {
     const names = Object.keys(values)
     const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
     const list = sql.literal(["tenant_id", ...names].join(", "))
-    return sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING ${record(resource)}`.pipe(
+    return withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
       Effect.map((rows) => parsed(rows)[0])
     )
   }
 
+  // Each write moves `updated_at` forward, by a millisecond at least (its precision): a write
+  // without a lock checks that no other came between its read and its update by it.
   const setList = (columns: Readonly<Record<string, ColumnType>>, values: Row) => [
     ...Object.keys(values).map((name) => sql`${sql.literal(name)} = ${cast(columns[name], name, values[name])}`),
-    sql`updated_at = now()`
+    sql`updated_at = greatest(now(), updated_at + interval '1 millisecond')`
   ]
 
   const update = (resource: AnyResource, tenantId: string, id: string, values: Row) =>
@@ -323,13 +336,18 @@ export const makeResourceRepository = Effect.gen(function* () {
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields))
     )
 
-  /** The update and the record's new state in one statement (RETURNING reads it as `findById` would). */
-  const updateReturning = (resource: AnyResource, tenantId: string, id: string, values: Row) =>
-    sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
-      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} RETURNING ${record(resource)}`.pipe(
+  /**
+   * The update and the record's new state in one statement (RETURNING reads it as `findById`
+   * would); none when `unchangedSince` is given and the record's `updated_at` moved since.
+   */
+  const updateReturning = (resource: AnyResource, tenantId: string, id: string, values: Row, options: { readonly event?: StatementEvent; readonly unchangedSince?: string } = {}) => {
+    const unchanged = options.unchangedSince === undefined ? sql.literal("") : sql`AND r.updated_at = ${options.unchangedSince}::timestamptz`
+    return withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
+      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
-      Effect.map((rows) => parsed(rows)[0])
+      Effect.map((rows) => Option.fromNullable(parsed(rows)[0]))
     )
+  }
 
   const setDeleted = (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values: Row = {}) =>
     sql`UPDATE ${table(resource.table)} SET ${sql.csv([...setList(resource.columns, values), sql`deleted_at = ${sql.literal(deleted ? "now()" : "NULL")}`])}
