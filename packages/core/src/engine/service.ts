@@ -427,24 +427,33 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           })
 
         /** Every reference the draft sets must name a live record the tenant can see (422 naming the field). */
+        /** Every reference the draft sets must name a live record the tenant can see (422 naming the field); one query per resource referenced. */
         const checkReferences = (resource: AnyResource, principal: Principal, draft: Draft) =>
           Effect.gen(function* () {
-            const problems: Record<string, Array<string>> = {}
-            const check = (fields: Readonly<Record<string, AnyField>>, values: Row, current: Row | undefined, at: string) =>
-              Effect.forEach(Object.entries(fields), ([name, field]) =>
-                Effect.gen(function* () {
-                  const value = values[name]
-                  if (!field.reference || value === null || value === undefined) return
-                  if (current !== undefined && current[name] === value) return
-                  const target = field.reference.resource() as AnyResource
-                  // A catalog's scope rules hold for references too: a bank of another country is not the tenant's to use.
-                  const missing = yield* repo.missing(target, principal.tenantId, [value as string], target.visibility?.filter(principal))
-                  if (missing.length > 0) problems[`${at}${name}`] = [`does not match any ${target.title.toLowerCase()}`]
-                }), { discard: true })
-            yield* check(resource.fields, draft.values, draft.current, "")
+            const wanted: Array<{ readonly at: string; readonly target: AnyResource; readonly value: string }> = []
+            const collect = (fields: Readonly<Record<string, AnyField>>, values: Row, current: Row | undefined, at: string) => {
+              for (const [name, field] of Object.entries(fields)) {
+                const value = values[name]
+                if (!field.reference || value === null || value === undefined) continue
+                if (current !== undefined && current[name] === value) continue
+                wanted.push({ at: `${at}${name}`, target: field.reference.resource() as AnyResource, value: String(value) })
+              }
+            }
+            collect(resource.fields, draft.values, draft.current, "")
             for (const collection of resource.children) {
-              const drafts = draft.children[collection.name] ?? []
-              yield* Effect.forEach(drafts, (child, index) => check(collection.fields, child.values, child.current, `${collection.name}.${index}.`), { discard: true })
+              ;(draft.children[collection.name] ?? []).forEach((child, index) => collect(collection.fields, child.values, child.current, `${collection.name}.${index}.`))
+            }
+            const targets = [...new Set(wanted.map((reference) => reference.target))]
+            // A catalog's scope rules hold for references too: a bank of another country is not the tenant's to use.
+            const missing = yield* Effect.forEach(targets, (target) =>
+              Effect.map(
+                repo.missing(target, principal.tenantId, [...new Set(wanted.filter((reference) => reference.target === target).map((reference) => reference.value))], target.visibility?.filter(principal)),
+                (ids) => [target, new Set(ids)] as const
+              ))
+            const absent = new Map(missing)
+            const problems: Record<string, Array<string>> = {}
+            for (const reference of wanted) {
+              if (absent.get(reference.target)?.has(reference.value)) problems[reference.at] = [`does not match any ${reference.target.title.toLowerCase()}`]
             }
             if (Object.keys(problems).length > 0) {
               return yield* Effect.fail(unprocessable("A referenced record does not exist", problems as FieldErrors, "REFERENCE_NOT_FOUND"))

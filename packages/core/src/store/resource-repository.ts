@@ -368,10 +368,22 @@ export const makeResourceRepository = Effect.gen(function* () {
       for (const change of plan.update) {
         yield* sql`UPDATE ${table(collection.table)} SET ${sql.csv(setList(collection.columns, change.values))} WHERE ${owned} AND id = ${change.id}::uuid`
       }
-      for (const values of plan.insert) {
-        yield* insertRow(collection.table, collection.columns, values, { tenant_id: tenantId, [collection.parentKey]: parentId })
-      }
+      if (plan.insert.length > 0) yield* insertRows(collection, tenantId, parentId, plan.insert)
     }).pipe(Effect.catchTag("SqlError", userErrors(collection.name, collection.fields)))
+
+  /** New children in one statement: a column a child does not set takes its default, as it would alone. */
+  const insertRows = (collection: ChildCollection, tenantId: string, parentId: string, rows: ReadonlyArray<Row>) => {
+    const names = [...new Set(rows.flatMap((values) => Object.keys(values)))]
+    const tuples = rows.map((values) =>
+      sql`(${sql.csv([
+        sql`${tenantId}::uuid`,
+        sql`${parentId}::uuid`,
+        ...names.map((name) => (name in values ? cast(collection.columns[name], name, values[name]) : sql.literal("DEFAULT")))
+      ])})`
+    )
+    const list = sql.literal(["tenant_id", collection.parentKey, ...names].join(", "))
+    return sql`INSERT INTO ${table(collection.table)} (${list}) VALUES ${sql.csv(tuples)}`
+  }
 
   const nextNumber = (tenantId: string, sequence: string) =>
     sql<{ value: number }>`INSERT INTO record_sequences (tenant_id, name, last_value) VALUES (${tenantId}::uuid, ${sequence}, 1)
