@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import type { Field, Fields, RecordOf } from "./field.js"
-import { recordSchema, rowSchema } from "./schemas.js"
+import { recordSchema } from "./schemas.js"
 
 /**
  * A collection of child rows (a document's items) in a table of their own, keyed
@@ -26,8 +26,6 @@ export const children = <CF extends Fields>(spec: {
   const output = Schema.Array(item)
   return {
     output: spec.description ? output.annotations({ description: spec.description }) : output,
-    // Rows keep the children's hidden stored fields (rules and computations read them); `present` drops them.
-    read: Schema.Array(rowSchema(spec.fields)),
     children: {
       table: spec.table,
       parentKey: spec.parentKey,

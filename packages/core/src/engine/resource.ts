@@ -8,7 +8,7 @@ import { type AnyField, type ColumnType, FILTER_TYPE, type Fields, type RecordOf
 import type { FilterField } from "./fields.js"
 import type { FilterNode } from "./filter.js"
 import type { SortOrder } from "./list-query.js"
-import { createInputSchema, hiddenNames, readOnlyNames, recordSchema, rowSchema, updateInputSchema } from "./schemas.js"
+import { createInputSchema, hiddenNames, readOnlyNames, recordSchema, updateInputSchema } from "./schemas.js"
 
 
 export type { ColumnType } from "./field.js"
@@ -327,7 +327,6 @@ export interface ChildCollection {
   readonly parentKey: string
   readonly fields: Fields
   readonly columns: Readonly<Record<string, ColumnType>>
-  readonly row: Schema.Schema<any, any>
   readonly maxItems: number
   readonly required: boolean
   readonly softDelete: boolean
@@ -346,8 +345,6 @@ export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaratio
   /** The record as answered (JSON shape); `R` is its type (see `RecordType`). */
   readonly record: Schema.Schema<any, any>
   readonly _record?: R
-  /** The full record (hidden stored fields included), as the store builds it. */
-  readonly row: Schema.Schema<any, any>
   readonly filters: Readonly<Record<string, FilterField>>
   /** Stored columns and their types (`id` and timestamps included). */
   readonly columns: Readonly<Record<string, ColumnType>>
@@ -419,7 +416,6 @@ const compileChildren = (fields: Fields): ReadonlyArray<ChildCollection> =>
       parentKey: spec.parentKey,
       fields: childFields,
       columns: columnsOf(childFields),
-      row: rowSchema(childFields),
       maxItems: spec.maxItems,
       required: spec.required,
       softDelete: spec.softDelete,
@@ -508,7 +504,6 @@ export const defineResource = <F extends Fields>(declaration: ResourceDeclaratio
     identifier,
     idType: fields.id?.column?.type === "integer" ? "integer" : "uuid",
     record,
-    row: rowSchema(fields),
     filters: { ...filtersOf(fields), ...declaration.filters },
     columns: columnsOf(fields),
     writable: writableOf(fields),

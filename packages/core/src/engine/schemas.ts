@@ -2,8 +2,9 @@ import { Schema, SchemaAST } from "effect"
 import type { AnyField, Fields } from "./field.js"
 
 /**
- * The schemas a field map derives: the record clients read, the row decoder the
- * store uses, and the create and update inputs clients send. Each field is read
+ * The schemas a field map derives: the record clients read and the create and
+ * update inputs clients send (the store builds rows from the fields themselves:
+ * `store/record-json.ts`). Each field is read
  * once from its declaration; nothing here knows a resource by name.
  */
 
@@ -14,20 +15,6 @@ export const recordSchema = (fields: Fields, annotations: { readonly identifier:
   Schema.Struct(
     Object.fromEntries(entries(fields).filter(([, field]) => field.output).map(([name, field]) => [name, field.output!]))
   ).annotations(annotations)
-
-/**
- * The full record as the store builds it (columns, embeds, children): the
- * answered fields plus the hidden stored ones (keys whose records are embedded),
- * which rules and updates need and transports never see.
- */
-export const rowSchema = (fields: Fields) =>
-  Schema.Struct(
-    Object.fromEntries(
-      entries(fields)
-        .filter(([, field]) => field.output || field.read)
-        .map(([name, field]) => [name, field.read ?? field.output!])
-    )
-  )
 
 /** Fields the record answers but clients cannot write: sending one is refused by name. */
 export const readOnlyNames = (fields: Fields): ReadonlyArray<string> =>

@@ -163,14 +163,22 @@ const embedValue = (level: Level, name: string, field: AnyField, mode: RecordMod
     ` JOIN ${target.table} r ON r.${embed.foreignKey} = o.k${tenantJoin(level, targetLevel)}${live})`
 }
 
+const dependent = new WeakMap<AnyResource, boolean>()
+
 /**
  * Whether a record reads rows of other tables that a write's decisions depend on: children, or
  * a derived value computed by a subquery (an allocated total). A statement that waited for a row
  * lock still reads those with the snapshot it started with, so such a record is locked first and
  * read after. Embeds only show another record (a customer's name) and do not count.
  */
-export const readsDependentRows = (resource: AnyResource): boolean =>
-  resource.children.length > 0 || entries(resource.fields).some(([, field]) => field.column?.sql !== undefined && /\bselect\b/i.test(field.column.sql))
+export const readsDependentRows = (resource: AnyResource): boolean => {
+  let reads = dependent.get(resource)
+  if (reads === undefined) {
+    reads = resource.children.length > 0 || entries(resource.fields).some(([, field]) => field.column?.sql !== undefined && /\bselect\b/i.test(field.column.sql))
+    dependent.set(resource, reads)
+  }
+  return reads
+}
 
 const built = { row: new WeakMap<AnyResource, string>(), answer: new WeakMap<AnyResource, string>() }
 

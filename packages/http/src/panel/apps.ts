@@ -30,6 +30,13 @@ const urisOf = (text: string | undefined) => (text ?? "").split(/\r?\n/).map((li
 export const makeApps = (kit: Kit) => {
   const adminsOnly = (ctx: PanelContext) => kit.refusal(ctx, ctx.t("Admins only"), ctx.t("This screen is for the company's admins."), 403)
   const notFound = (ctx: PanelContext) => kit.refusal(ctx, ctx.t("Not found"), ctx.t("Not found"), 404)
+  /** "Revoke this …?" with its form: a client or an authorization. */
+  const confirmRevoke = (ctx: PanelContext, subject: string, message: string, action: string) =>
+    kit.page(ctx, {
+      title: ctx.t("Revoke"),
+      current: "apps",
+      body: confirmScreen(ctx, { title: ctx.t("Revoke"), subject, message, action, back: `${ctx.root}/apps`, button: ctx.t("Revoke") })
+    })
 
   const screen = (ctx: PanelContext, grants: ReadonlyArray<OAuthGrant>, clients: ReadonlyArray<OAuthClient>, form: Form, problems: FieldProblems) => {
     const { t } = ctx
@@ -114,18 +121,7 @@ export const makeApps = (kit: Kit) => {
       const params = yield* HttpRouter.params
       const client = yield* ownClient(ctx, params.clientId)
       if (!client) return notFound(ctx)
-      return kit.page(ctx, {
-        title: ctx.t("Revoke"),
-        current: "apps",
-        body: confirmScreen(ctx, {
-          title: ctx.t("Revoke"),
-          subject: client.name,
-          message: ctx.t("Revoke this client? Every token issued to it stops working at once."),
-          action: `${ctx.root}/apps/clients/${client.client_id}/revoke`,
-          back: `${ctx.root}/apps`,
-          button: ctx.t("Revoke")
-        })
-      })
+      return confirmRevoke(ctx, client.name, ctx.t("Revoke this client? Every token issued to it stops working at once."), `${ctx.root}/apps/clients/${client.client_id}/revoke`)
     })))
 
   const revokeClient = kit.posted((ctx) =>
@@ -143,18 +139,7 @@ export const makeApps = (kit: Kit) => {
       const params = yield* HttpRouter.params
       const grant = (yield* kit.oauth.tenantGrants(ctx.tenant.id)).find((item) => item.id === params.id)
       if (!grant) return notFound(ctx)
-      return kit.page(ctx, {
-        title: ctx.t("Revoke"),
-        current: "apps",
-        body: confirmScreen(ctx, {
-          title: ctx.t("Revoke"),
-          subject: `${grant.client_name} · ${grant.user_email}`,
-          message: ctx.t("Revoke this authorization? The application stops acting for this person at once."),
-          action: `${ctx.root}/apps/grants/${grant.id}/revoke`,
-          back: `${ctx.root}/apps`,
-          button: ctx.t("Revoke")
-        })
-      })
+      return confirmRevoke(ctx, `${grant.client_name} · ${grant.user_email}`, ctx.t("Revoke this authorization? The application stops acting for this person at once."), `${ctx.root}/apps/grants/${grant.id}/revoke`)
     })))
 
   const revokeGrant = kit.posted((ctx) =>
