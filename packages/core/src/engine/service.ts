@@ -147,12 +147,16 @@ const splitRevealed = (resource: AnyResource, values: Row): { readonly stored: R
 /** Fails with `error` when there is one. */
 const unlessFailed = <E>(error: E | undefined): Effect.Effect<void, E> => (error === undefined ? Effect.void : Effect.fail(error))
 
+/** The resource's `afterWrite` when it has something to do for this draft. */
+const afterWriteOf = (resource: AnyResource, operation: "create" | "update", draft: Draft) =>
+  resource.afterWrite && (resource.afterWriteApplies?.(operation, draft) ?? true) ? resource.afterWrite : undefined
+
 /**
- * A create or update whose only write is the record's own statement (no children, hook,
- * numbering or several records): tried without a transaction, its event in that statement.
+ * A create or update whose only write is the record's own statement: tried without a
+ * transaction, its event in that statement. A create's statement holds its number and
+ * children too; a rule or hook that writes, or locks, runs it again in a transaction.
  */
-const createIsOneStatement = (resource: AnyResource) =>
-  resource.children.length === 0 && !resource.afterWrite && !resource.numbering && !resource.createMany
+const createIsOneStatement = (resource: AnyResource) => !resource.createMany
 const updateIsOneStatement = (resource: AnyResource) =>
   resource.children.length === 0 && !resource.afterWrite && resource.fields.updated_at !== undefined
 
@@ -224,6 +228,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const secret = (yield* CursorSecret).key
         /** Records whose update without a lock lost a race lately: their next updates take the lock at once. */
         const racedRecords = new RecentlyRaced()
+        /**
+         * Resources whose create tried as one statement lately ran again in a transaction (a rule
+         * that writes, as an invoice's tax snapshots; a hook with work to do): for a while theirs
+         * start in one, rather than repeating the reads a second attempt throws away.
+         */
+        const needsTransaction = new RecentlyRaced()
         const services = yield* Effect.context<CatalogLookup | TaxEngine | SecretBox>()
 
         /**
@@ -426,7 +436,6 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             return yield* list(resource, principal, [...rest, ["search", q]])
           })
 
-        /** Every reference the draft sets must name a live record the tenant can see (422 naming the field). */
         /** Every reference the draft sets must name a live record the tenant can see (422 naming the field); one query per resource referenced. */
         const checkReferences = (resource: AnyResource, principal: Principal, draft: Draft) =>
           Effect.gen(function* () {
@@ -445,12 +454,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             }
             const targets = [...new Set(wanted.map((reference) => reference.target))]
             // A catalog's scope rules hold for references too: a bank of another country is not the tenant's to use.
-            const missing = yield* Effect.forEach(targets, (target) =>
-              Effect.map(
-                repo.missing(target, principal.tenantId, [...new Set(wanted.filter((reference) => reference.target === target).map((reference) => reference.value))], target.visibility?.filter(principal)),
-                (ids) => [target, new Set(ids)] as const
-              ))
-            const absent = new Map(missing)
+            const missing = yield* repo.missing(principal.tenantId, targets.map((target) => ({
+              resource: target,
+              ids: [...new Set(wanted.filter((reference) => reference.target === target).map((reference) => reference.value))],
+              scope: target.visibility?.filter(principal)
+            })))
+            const absent = new Map(targets.map((target, index) => [target, new Set(missing[index])]))
             const problems: Record<string, Array<string>> = {}
             for (const reference of wanted) {
               if (absent.get(reference.target)?.has(reference.value)) problems[reference.at] = [`does not match any ${reference.target.title.toLowerCase()}`]
@@ -509,8 +518,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
          * other resources with all their rules.
          */
         const actionStore = (principal: Principal, unit: UnitOfWork["Type"]): ActionStore => ({
-          findById: (resource, id, options) => repo.findById(resource, principal.tenantId, id, options),
-          findOne: (resource, filter, options) => repo.findOne(resource, principal.tenantId, filter, options),
+          // A lock outside a transaction ends with its statement and guards nothing: a locking read runs the unit in one.
+          findById: (resource, id, options) => lockedOnlyInTransaction(unit, options, repo.findById(resource, principal.tenantId, id, options)),
+          findOne: (resource, filter, options) => lockedOnlyInTransaction(unit, options, repo.findOne(resource, principal.tenantId, filter, options)),
           findMany: (resource, filter, options) => repo.findMany(resource, principal.tenantId, filter, options),
           // A write of a rule or hook is never a unit's one statement: it runs in a transaction.
           insert: (resource, values) => inTransactionOnly(unit, repo.insert(resource, principal.tenantId, values)),
@@ -531,6 +541,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             )),
           removeRecord: (resource, id) => inTransactionOnly(unit, Effect.provideService(removeWithin(resource, principal, id), UnitOfWork, unit))
         })
+
+        const lockedOnlyInTransaction = <A>(unit: UnitOfWork["Type"], options: { readonly forUpdate?: boolean } | undefined, read: Effect.Effect<A>) =>
+          options?.forUpdate ? inTransactionOnly(unit, read) : read
 
         const currentStore = (principal: Principal) => Effect.map(UnitOfWork, (unit) => actionStore(principal, unit))
 
@@ -561,25 +574,32 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             })
             const { stored, shown } = splitRevealed(resource, draft.values)
             const unit = yield* UnitOfWork
-            const numbered = resource.numbering
-              ? { ...stored, [resource.numbering.field]: yield* inTransactionOnly(unit, repo.nextNumber(principal.tenantId, resource.name)) }
-              : stored
-            // A record nothing writes to after its insert (no children, no hook) is answered by the
-            // insert itself: one round trip fewer than reading it back (and, in a unit of one
-            // statement, the insert records its event too).
-            if (!idOnly && resource.children.length === 0 && !resource.afterWrite) {
+            const hook = afterWriteOf(resource, "create", draft)
+            // A record nothing writes to after its insert (no hook to run) is answered by its insert: with
+            // its number, its children and (when the unit allows) its event, one statement, atomic alone.
+            if (!idOnly && !hook) {
               const event = statementEvent(unit, resource, "create")
-              const record = yield* repo.insertReturning(resource, principal.tenantId, numbered, event ? { event } : {})
+              const record = yield* repo.insertReturning(resource, principal.tenantId, stored, {
+                ...(event ? { event } : {}),
+                ...(resource.numbering ? { number: { field: resource.numbering.field, sequence: resource.name } } : {}),
+                children: resource.children.filter((collection) => collection.writable).map((collection) => ({
+                  collection,
+                  rows: childPlan(collection, draft.children[collection.name] ?? [], undefined).insert
+                }))
+              })
               yield* (event ? eventWritten(unit, event, String(record.id)) : emit(resource, "create", String(record.id)))
               return { ...present(resource, record), ...shown }
             }
+            const numbered = resource.numbering
+              ? { ...stored, [resource.numbering.field]: yield* inTransactionOnly(unit, repo.nextNumber(principal.tenantId, resource.name)) }
+              : stored
             const id = yield* inTransactionOnly(unit, repo.insert(resource, principal.tenantId, numbered))
             yield* writeChildren(resource, principal, id, draft)
             // The record's own event first: what its hook writes follows it in the feed.
             yield* emit(resource, "create", id)
-            if (resource.afterWrite) {
+            if (hook) {
               const store = yield* currentStore(principal)
-              yield* resource.afterWrite({ resource, operation: "create", id, draft, principal, store }).pipe(Effect.provide(services))
+              yield* hook({ resource, operation: "create", id, draft, principal, store }).pipe(Effect.provide(services))
             }
             return idOnly ? { id } : { ...(yield* reload(resource, principal, id)), ...shown }
           })
@@ -595,7 +615,11 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
 
         const create = Effect.fn("ResourceEngine.create")(function* (resource: AnyResource, principal: Principal, body: unknown) {
           const input = yield* decodeCreate(resource, principal, body)
-          return yield* units.run(origin(principal), createRecords(resource, principal, input, {}), { oneStatement: createIsOneStatement(resource) })
+          const oneStatement = createIsOneStatement(resource) && !needsTransaction.recently(resource.name, "create")
+          const records = createRecords(resource, principal, input, {}).pipe(
+            Effect.tapDefect((defect) => defect instanceof NeedsTransaction ? Effect.sync(() => needsTransaction.note(resource.name, "create")) : Effect.void)
+          )
+          return yield* units.run(origin(principal), records, { oneStatement })
         })
 
         const locked = (resource: AnyResource, principal: Principal, id: string, options: { withDeleted?: boolean } = {}) =>
@@ -657,8 +681,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             }
             if (Object.keys(changed).length > 0) yield* repo.update(resource, principal.tenantId, checked, changed)
             const childrenChanged = yield* writeChildren(resource, principal, checked, draft)
-            const relatedChanged = resource.afterWrite
-              ? (yield* resource.afterWrite({ resource, operation: "update", id: checked, draft, principal, store: yield* currentStore(principal) }).pipe(Effect.provide(services))) === true
+            const hook = afterWriteOf(resource, "update", draft)
+            const relatedChanged = hook
+              ? (yield* hook({ resource, operation: "update", id: checked, draft, principal, store: yield* currentStore(principal) }).pipe(Effect.provide(services))) === true
               : false
             // A write that changed nothing records nothing: no event without a write.
             if (Object.keys(changed).length === 0 && !childrenChanged && !relatedChanged) return present(resource, current)

@@ -7,12 +7,12 @@ import type { ColumnType, Fields } from "../engine/field.js"
 import { fieldSql, type FilterField, sqlTypeOf } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
-import { type KeyedAnswer, type KeyedRecord, type PageRequest, ResourceRepository } from "../engine/repository.js"
+import { type InsertOptions, type KeyedAnswer, type KeyedRecord, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
 import { readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
-import { constraintError } from "./sql-errors.js"
+import { constraintError, pgError } from "./sql-errors.js"
 
 type Sql = SqlClient.SqlClient
 
@@ -259,15 +259,20 @@ export const makeResourceRepository = Effect.gen(function* () {
     return findOne(resource, tenantId, filter, options)
   }
 
-  const missing = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>, scope?: FilterNode) => {
-    const wanted = distinct(ids).map(String)
-    if (wanted.length === 0) return Effect.succeed([])
-    const where = [...scopeConditions(resource, tenantId, { filter: scope }), sql`r.id IN ${sql.in(wanted)}`]
-    return sql<{ id: string }>`SELECT r.id::text AS id FROM ${table(resource.table)} r WHERE ${sql.and(where)}`.pipe(
+  /** Every lookup in one query: the ids found, each tagged with its lookup's index. */
+  const missing = (tenantId: string, lookups: ReadonlyArray<ReferenceLookup>) => {
+    const wanted = lookups.map((lookup) => distinct(lookup.ids).map(String))
+    const selects = lookups.flatMap((lookup, index) => {
+      if (wanted[index].length === 0) return []
+      const where = [...scopeConditions(lookup.resource, tenantId, { filter: lookup.scope }), sql`r.id IN ${sql.in(wanted[index])}`]
+      return [sql`SELECT ${sql.literal(String(index))} AS lookup, r.id::text AS id FROM ${table(lookup.resource.table)} r WHERE ${sql.and(where)}`]
+    })
+    if (selects.length === 0) return Effect.succeed(wanted)
+    return sql<{ lookup: number; id: string }>`${sql.join(" UNION ALL ", false)(selects)}`.pipe(
       Effect.orDie,
       Effect.map((rows) => {
-        const present = new Set(rows.map((row) => row.id))
-        return wanted.filter((id) => !present.has(id))
+        const present = new Set(rows.map((row) => `${Number(row.lookup)}\u0000${row.id}`))
+        return wanted.map((ids, index) => ids.filter((id) => !present.has(`${index}\u0000${id}`)))
       })
     )
   }
@@ -312,12 +317,53 @@ export const makeResourceRepository = Effect.gen(function* () {
         SELECT * FROM written`
 
   /** One statement for a new record and its answer: RETURNING reads it as `findById` would. */
-  const insertReturning = (resource: AnyResource, tenantId: string, values: Row, options: { readonly event?: StatementEvent } = {}) => {
+  const insertReturning = (resource: AnyResource, tenantId: string, values: Row, options: InsertOptions = {}) => {
+    const children = (options.children ?? []).filter((written) => written.rows.length > 0)
+    if (options.number === undefined && children.length === 0) {
+      const names = Object.keys(values)
+      const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
+      const list = sql.literal(["tenant_id", ...names].join(", "))
+      return withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event).pipe(
+        Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
+        Effect.map((rows) => parsed(rows)[0])
+      )
+    }
+    return insertWithChildren(resource, tenantId, values, { ...options, children })
+  }
+
+  /**
+   * The record, its number, its children, its event and deliveries, and its answer in one statement
+   * (atomic without a transaction). The answer reads the children from the statement's own
+   * `RETURNING *` rows: a statement does not see through the table what its CTEs inserted.
+   */
+  const insertWithChildren = (resource: AnyResource, tenantId: string, values: Row, options: InsertOptions & { readonly children: NonNullable<InsertOptions["children"]> }) => {
     const names = Object.keys(values)
     const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
-    const list = sql.literal(["tenant_id", ...names].join(", "))
-    return withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event).pipe(
-      Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
+    const number = options.number
+    const columns = ["tenant_id", ...names]
+    if (number) {
+      columns.push(number.field)
+      params.push(sql`(SELECT value FROM number)::${sql.literal(resource.columns[number.field] ?? "integer")}`)
+    }
+    const ctes: Array<Fragment> = []
+    if (number) ctes.push(sql`number AS (${numberTaken(tenantId, number.sequence)})`)
+    ctes.push(sql`written AS (INSERT INTO ${table(resource.table)} (${sql.literal(columns.join(", "))}) VALUES (${sql.csv(params)}) RETURNING *)`)
+    const sources: Record<string, string> = {}
+    options.children.forEach((written, index) => {
+      const name = `children_${index}`
+      sources[written.collection.name] = name
+      ctes.push(sql`${sql.literal(name)} AS (${insertRows(written.collection, tenantId, sql`(SELECT id FROM written)`, written.rows)} RETURNING *)`)
+    })
+    if (options.event) {
+      ctes.push(sql`event AS (${eventsOfWritten(sql, options.event.origin, options.event.resource, options.event.action)})`)
+      ctes.push(sql`deliveries AS (${deliveriesOfEvents(sql)})`)
+    }
+    return sql<{ record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(`${recordJson(resource, "row", sources)} AS record`)} FROM written r`.pipe(
+      Effect.catchTag("SqlError", (error) => {
+        // The collection whose table refused a row names the field (`items.quantity`), as its own statement did.
+        const refused = options.children.find((written) => written.collection.table === pgError(error).table)
+        return refused ? userErrors(refused.collection.name, refused.collection.fields)(error) : userErrors(resource.title, resource.fields)(error)
+      }),
       Effect.map((rows) => parsed(rows)[0])
     )
   }
@@ -368,16 +414,16 @@ export const makeResourceRepository = Effect.gen(function* () {
       for (const change of plan.update) {
         yield* sql`UPDATE ${table(collection.table)} SET ${sql.csv(setList(collection.columns, change.values))} WHERE ${owned} AND id = ${change.id}::uuid`
       }
-      if (plan.insert.length > 0) yield* insertRows(collection, tenantId, parentId, plan.insert)
+      if (plan.insert.length > 0) yield* insertRows(collection, tenantId, sql`${parentId}::uuid`, plan.insert)
     }).pipe(Effect.catchTag("SqlError", userErrors(collection.name, collection.fields)))
 
   /** New children in one statement: a column a child does not set takes its default, as it would alone. */
-  const insertRows = (collection: ChildCollection, tenantId: string, parentId: string, rows: ReadonlyArray<Row>) => {
+  const insertRows = (collection: ChildCollection, tenantId: string, parentId: Fragment, rows: ReadonlyArray<Row>) => {
     const names = [...new Set(rows.flatMap((values) => Object.keys(values)))]
     const tuples = rows.map((values) =>
       sql`(${sql.csv([
         sql`${tenantId}::uuid`,
-        sql`${parentId}::uuid`,
+        parentId,
         ...names.map((name) => (name in values ? cast(collection.columns[name], name, values[name]) : sql.literal("DEFAULT")))
       ])})`
     )
@@ -385,10 +431,13 @@ export const makeResourceRepository = Effect.gen(function* () {
     return sql`INSERT INTO ${table(collection.table)} (${list}) VALUES ${sql.csv(tuples)}`
   }
 
-  const nextNumber = (tenantId: string, sequence: string) =>
-    sql<{ value: number }>`INSERT INTO record_sequences (tenant_id, name, last_value) VALUES (${tenantId}::uuid, ${sequence}, 1)
+  const numberTaken = (tenantId: string, sequence: string) =>
+    sql`INSERT INTO record_sequences (tenant_id, name, last_value) VALUES (${tenantId}::uuid, ${sequence}, 1)
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
-      RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
+      RETURNING last_value AS value`
+
+  const nextNumber = (tenantId: string, sequence: string) =>
+    numberTaken(tenantId, sequence).pipe(Effect.map((rows) => Number((rows[0] as { value: unknown }).value)), Effect.orDie)
 
   return ResourceRepository.of({ page, pageAnswers, rangeEnd, count, findOne, findMany, findById, findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
 })

@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
+import { statementCounter } from "../../../test/support/statements.js"
+import { storeKinds, testStore } from "../../../test/support/stores.js"
+
+/**
+ * Round trips of a write of a record with children (a sales order and its items) once the key
+ * is warm: the references checked in one query, then the number, the order, its items, its
+ * event and deliveries and its answer in one statement, without BEGIN or COMMIT.
+ */
+describe.each(storeKinds)("round trips of a record with children on %s", (kind) => {
+  const counter = statementCounter()
+  let host: TestHost
+  let tenant: TestTenant
+  let customer: string
+  let products: Array<string>
+
+  const call = (method: string, path: string, body?: unknown) => host.request(method, path, { token: tenant.token, ...(body !== undefined ? { body } : {}) })
+
+  beforeAll(async () => {
+    host = await startTestHost(testStore(kind), { tracer: counter.tracer })
+    tenant = await host.createTenant("BR")
+    customer = (await call("POST", "/customers", { legal_name: "Counted Ltda", tax_id: "11.222.333/0001-81" })).body.id
+    products = []
+    for (const name of ["Espresso", "Moedor"]) products.push((await call("POST", "/products", { name, sale_price: "10" })).body.id)
+  })
+  afterAll(() => host?.close())
+
+  const items = () => [
+    { product_id: products[0], item_description: "Espresso 1 kg", quantity: "3", unit_price: "19.99", discount_amount: "1.5" },
+    { product_id: products[1], item_description: "Moedor", quantity: "2.5", unit_price: "7.333333" },
+    { item_description: "Instalação", quantity: "1", unit_price: "100" }
+  ]
+
+  it("creates a sales order with three items in at most 3 round trips, answering what a read answers", async () => {
+    // A first request warms the key; the counted one runs only the write's statements.
+    expect((await call("GET", `/customers/${customer}`)).status).toBe(200)
+    counter.take()
+    const created = await call("POST", "/sales-orders", { customer_id: customer, order_date: "2026-01-10", items: items() })
+    const statements = counter.take()
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    expect(statements.length, statements.map((text) => text.slice(0, 120)).join("\n")).toBeLessThanOrEqual(3)
+    expect(statements).not.toContain("BEGIN")
+    // Today's shape: the customer and the products checked in one query, then one statement writes it all.
+    expect(statements).toHaveLength(2)
+    expect(statements[0]).toMatch(/^SELECT 0 AS lookup, .* FROM customers r .* UNION ALL SELECT 1 AS lookup, .* FROM products r /)
+    expect(statements[1]).toMatch(/^WITH number AS \(INSERT INTO record_sequences .*\), written AS \(INSERT INTO sales_orders .* RETURNING \*\), children_0 AS \(INSERT INTO sales_order_items .* RETURNING \*\), event AS \(INSERT INTO events .*\), deliveries AS \(INSERT INTO webhook_deliveries .*\) SELECT .* FROM written r$/)
+    expect(created.body.items).toHaveLength(3)
+    const read = await call("GET", `/sales-orders/${created.body.id}`)
+    expect(created.body).toEqual(read.body)
+    expect(created.headers.get("etag")).toBe(read.headers.get("etag"))
+    const events = await call("GET", `/events?resource_id=${created.body.id}`)
+    expect(events.body.data.map((event: { type: string }) => event.type)).toEqual(["sales-orders.create"])
+  })
+
+  it("numbers concurrent creates without gaps or duplicates", async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, () => call("POST", "/sales-orders", { customer_id: customer, items: items() })))
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 201))
+    const numbers = answers.map((answer) => Number(answer.body.record_number)).sort((a, b) => a - b)
+    expect(numbers).toEqual(numbers.map((_, index) => numbers[0] + index))
+  })
+
+  it("refuses a missing product by item index and consumes no number", async () => {
+    const before = await call("POST", "/sales-orders", { customer_id: customer, items: items() })
+    const refused = await call("POST", "/sales-orders", {
+      customer_id: customer,
+      items: [...items(), { product_id: "00000000-0000-4000-8000-000000000001", item_description: "Ghost", quantity: "1", unit_price: "1" }]
+    })
+    expect(refused.status).toBe(422)
+    expect(refused.body.details.fields).toEqual({ "items.3.product_id": ["does not match any product"] })
+    const after = await call("POST", "/sales-orders", { customer_id: customer, items: items() })
+    expect(after.body.record_number).toBe(before.body.record_number + 1)
+  })
+})
