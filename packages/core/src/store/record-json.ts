@@ -189,6 +189,24 @@ export const readsDependentRows = (resource: AnyResource): boolean => {
   return reads
 }
 
+/**
+ * Whether a derived field of the record or of its children reads one of `tables` by itself (an
+ * invoice's taxes gathered from its items' table), rather than through a collection: a statement
+ * that writes those tables cannot answer such a record, which is read back after it.
+ */
+export const derivedFieldsRead = (resource: AnyResource, tables: ReadonlyArray<string>): boolean => {
+  let expressions = derivedExpressions.get(resource)
+  if (expressions === undefined) {
+    expressions = [resource.fields, ...resource.children.map((collection) => collection.fields)]
+      .flatMap((fields) => entries(fields).flatMap(([, field]) => (field.column?.sql ? [field.column.sql] : [])))
+    derivedExpressions.set(resource, expressions)
+  }
+  const all = expressions
+  return all.length > 0 && tables.some((name) => all.some((sql) => new RegExp(`\\b${name}\\b`).test(sql)))
+}
+
+const derivedExpressions = new WeakMap<AnyResource, ReadonlyArray<string>>()
+
 const built = new WeakMap<AnyResource, Map<string, string>>()
 
 /**

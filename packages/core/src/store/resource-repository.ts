@@ -9,7 +9,7 @@ import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
 import { type InsertOptions, type KeyedAnswer, type KeyedRecord, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
-import { readsDependentRows, recordJson } from "./record-json.js"
+import { derivedFieldsRead, readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
 import { constraintError, pgError } from "./sql-errors.js"
@@ -358,13 +358,16 @@ export const makeResourceRepository = Effect.gen(function* () {
       ctes.push(sql`event AS (${eventsOfWritten(sql, options.event.origin, options.event.resource, options.event.action)})`)
       ctes.push(sql`deliveries AS (${deliveriesOfEvents(sql)})`)
     }
-    return sql<{ record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(`${recordJson(resource, "row", sources)} AS record`)} FROM written r`.pipe(
+    // A record whose derived fields read the children's table itself is read back once written.
+    const readBack = derivedFieldsRead(resource, options.children.map((written) => written.collection.table))
+    const answer = readBack ? "r.id::text AS id" : `${recordJson(resource, "row", sources)} AS record`
+    return sql<{ id: string; record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(answer)} FROM written r`.pipe(
       Effect.catchTag("SqlError", (error) => {
         // The collection whose table refused a row names the field (`items.quantity`), as its own statement did.
         const refused = options.children.find((written) => written.collection.table === pgError(error).table)
         return refused ? userErrors(refused.collection.name, refused.collection.fields)(error) : userErrors(resource.title, resource.fields)(error)
       }),
-      Effect.map((rows) => parsed(rows)[0])
+      Effect.flatMap((rows) => readBack ? Effect.map(byIds(resource, tenantId, [rows[0].id]), (records) => records[0]) : Effect.succeed(parsed(rows)[0]))
     )
   }
 
