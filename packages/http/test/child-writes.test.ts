@@ -71,4 +71,60 @@ describe.each(storeKinds)("round trips of a record with children on %s", (kind) 
     const after = await call("POST", "/sales-orders", { customer_id: customer, items: items() })
     expect(after.body.record_number).toBe(before.body.record_number + 1)
   })
+
+  it("updates a sales order's items (one changed, one removed, one kept, one added) in at most 3 round trips", async () => {
+    const created = (await call("POST", "/sales-orders", { customer_id: customer, items: items() })).body
+    const [first, , third] = created.items
+    counter.take()
+    const updated = await call("PATCH", `/sales-orders/${created.id}`, {
+      notes: "Changed",
+      items: [
+        { id: first.id, product_id: first.product_id, item_description: first.item_description, quantity: "4", unit_price: first.unit_price, discount_amount: first.discount_amount },
+        { id: third.id, item_description: third.item_description, quantity: third.quantity, unit_price: third.unit_price },
+        { product_id: products[1], item_description: "Moedor extra", quantity: "1", unit_price: "5" }
+      ]
+    })
+    const statements = counter.take()
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200)
+    expect(statements.length, statements.map((text) => text.slice(0, 120)).join("\n")).toBeLessThanOrEqual(3)
+    expect(statements).not.toContain("BEGIN")
+    expect(updated.body.items.map((item: Record<string, unknown>) => [item.item_description, item.quantity, item.position])).toEqual([
+      ["Espresso 1 kg", "4.000000", 0],
+      ["Instalação", "1.000000", 1],
+      ["Moedor extra", "1.000000", 2]
+    ])
+    expect(updated.body.items[0].id).toBe(first.id)
+    expect(updated.body.items[1].id).toBe(third.id)
+    expect(updated.body.total).not.toBe(created.total)
+    const read = await call("GET", `/sales-orders/${created.id}`)
+    expect(updated.body).toEqual(read.body)
+    expect(updated.headers.get("etag")).toBe(read.headers.get("etag"))
+    const events = await call("GET", `/events?resource_id=${created.id}`)
+    expect(events.body.data.map((event: { type: string }) => event.type)).toEqual(["sales-orders.create", "sales-orders.update"])
+  })
+
+  it("keeps racing item updates whole: each PATCH's list is the order's list after it, and each records its event", async () => {
+    const created = (await call("POST", "/sales-orders", { customer_id: customer, items: items() })).body
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, index) =>
+      call("PATCH", `/sales-orders/${created.id}`, { items: [{ item_description: `Writer ${index}`, quantity: String(index + 1), unit_price: "1" }] })))
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200))
+    for (const answer of answers) expect(answer.body.items.map((item: { item_description: string }) => item.item_description)).toHaveLength(1)
+    const read = await call("GET", `/sales-orders/${created.id}`)
+    expect(read.body.items).toHaveLength(1)
+    expect(answers.some((answer) => JSON.stringify(answer.body) === JSON.stringify(read.body))).toBe(true)
+    const events = await call("GET", `/events?resource_id=${created.id}&action=update`)
+    expect(events.body.data).toHaveLength(6)
+  })
+
+  it("a PATCH of an order's own fields only is a read and one statement; one that changes nothing writes nothing", async () => {
+    const created = (await call("POST", "/sales-orders", { customer_id: customer, items: items() })).body
+    counter.take()
+    const updated = await call("PATCH", `/sales-orders/${created.id}`, { notes: "Only notes" })
+    expect(updated.status).toBe(200)
+    expect(counter.take()).toHaveLength(2)
+    expect(updated.body.items).toEqual(created.items)
+    const same = await call("PATCH", `/sales-orders/${created.id}`, { notes: "Only notes" })
+    expect(same.status).toBe(200)
+    expect(counter.take()).toHaveLength(1)
+  })
 })

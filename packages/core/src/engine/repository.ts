@@ -23,6 +23,15 @@ export interface InsertOptions {
   readonly children?: ReadonlyArray<{ readonly collection: ChildCollection; readonly rows: ReadonlyArray<Row> }>
 }
 
+/** What an `updateReturning` writes beside the record, in its statement. */
+export interface UpdateOptions {
+  readonly event?: StatementEvent
+  /** The record's `updated_at` as read: nothing is written when another write moved it since. */
+  readonly unchangedSince?: string
+  /** The changes of each collection's children (those of an empty plan cost nothing). */
+  readonly children?: ReadonlyArray<{ readonly collection: ChildCollection; readonly plan: ChildPlan }>
+}
+
 /** A record of a page (decoded, embeds and children in place) with the key that positions it (sort value, id). */
 export interface KeyedRecord {
   readonly record: Row
@@ -91,15 +100,15 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   readonly update: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<void, WriteFailure>
   /**
    * Updates and answers the record's new state as `findById` would, in the same statement (with
-   * `event`, the event's rows too). With `unchangedSince` (the `updated_at` read), nothing is
-   * written and none answered when another write came since.
+   * `event`, the event's rows too; with `children`, their changes). With `unchangedSince` (the
+   * `updated_at` read), nothing is written and none answered when another write came since.
    */
   readonly updateReturning: (
     resource: AnyResource,
     tenantId: string,
     id: string,
     values: Row,
-    options?: { readonly event?: StatementEvent; readonly unchangedSince?: string }
+    options?: UpdateOptions
   ) => Effect.Effect<Option.Option<Row>, WriteFailure>
   /** Sets or clears `deleted_at` (and writes `values` with it); false when the record was not in the opposite state. */
   readonly setDeleted: (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values?: Row) => Effect.Effect<boolean, WriteFailure>

@@ -158,7 +158,7 @@ const afterWriteOf = (resource: AnyResource, operation: "create" | "update", dra
  */
 const createIsOneStatement = (resource: AnyResource) => !resource.createMany
 const updateIsOneStatement = (resource: AnyResource) =>
-  resource.children.length === 0 && !resource.afterWrite && resource.fields.updated_at !== undefined
+  (!resource.afterWrite || resource.afterWriteApplies !== undefined) && resource.fields.updated_at !== undefined
 
 const childrenOf = (record: Row | undefined, name: string): ReadonlyArray<Row> | undefined =>
   record === undefined ? undefined : (record[name] as ReadonlyArray<Row> | undefined) ?? []
@@ -659,14 +659,21 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             })
             const diff = changedValues(draft.values, current, resource.fields)
             const changed = Object.keys(diff).length > 0 ? { ...diff, ...stamped(resource, principal, ["updated"]) } : diff
-            // Nothing writes to a record without children or hook after its update: the update answers it.
-            if (Object.keys(changed).length > 0 && resource.children.length === 0 && !resource.afterWrite) {
+            const children = resource.children.filter((collection) => collection.writable).flatMap((collection) => {
+              const plan = childPlan(collection, draft.children[collection.name] ?? [], childrenOf(current, collection.name))
+              return emptyPlan(plan) ? [] : [{ collection, plan }]
+            })
+            const hook = afterWriteOf(resource, "update", draft)
+            // Nothing writes to a record after its update when no hook has work to do: the update (with its
+            // children's changes) answers it. A child change touches the parent: `updated_at` and the feed say so.
+            if ((Object.keys(changed).length > 0 || children.length > 0) && !hook) {
               const event = statementEvent(unit, resource, "update")
               const readAt = current.updated_at
               if (unit.oneStatement && typeof readAt !== "string") return yield* Effect.die(new NeedsTransaction())
-              const record = yield* repo.updateReturning(resource, principal.tenantId, checked, changed, {
+              const record = yield* repo.updateReturning(resource, principal.tenantId, checked, Object.keys(changed).length > 0 ? changed : stamped(resource, principal, ["updated"]), {
                 ...(event ? { event } : {}),
-                ...(unit.oneStatement ? { unchangedSince: readAt as string } : {})
+                ...(unit.oneStatement ? { unchangedSince: readAt as string } : {}),
+                children
               })
               // Another write came between the read and this update: the unit runs again, under the row's lock.
               if (Option.isNone(record)) {
@@ -676,12 +683,11 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               yield* (event ? eventWritten(unit, event, checked) : emit(resource, "update", checked))
               return present(resource, record.value)
             }
-            if (unit.oneStatement && (Object.keys(changed).length > 0 || resource.children.length > 0 || resource.afterWrite)) {
-              return yield* Effect.die(new NeedsTransaction())
-            }
+            // A write that changed nothing records nothing: no event without a write.
+            if (!hook) return present(resource, current)
+            if (unit.oneStatement) return yield* Effect.die(new NeedsTransaction())
             if (Object.keys(changed).length > 0) yield* repo.update(resource, principal.tenantId, checked, changed)
             const childrenChanged = yield* writeChildren(resource, principal, checked, draft)
-            const hook = afterWriteOf(resource, "update", draft)
             const relatedChanged = hook
               ? (yield* hook({ resource, operation: "update", id: checked, draft, principal, store: yield* currentStore(principal) }).pipe(Effect.provide(services))) === true
               : false
@@ -695,7 +701,13 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
 
         const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown, options: WriteOptions = {}) {
           const { id: checked, input } = yield* decodeUpdate(resource, principal, id, body)
-          return yield* units.run(origin(principal), updateWithin(resource, principal, checked, input, {}, options.precondition), { oneStatement: updateIsOneStatement(resource) && !racedRecords.recently(resource.name, checked) })
+          const oneStatement = updateIsOneStatement(resource) && !racedRecords.recently(resource.name, checked) && !needsTransaction.recently(resource.name, "update")
+          const updated = updateWithin(resource, principal, checked, input, {}, options.precondition).pipe(
+            // A rule that writes (not a race, noted as such) needs a transaction: later updates start in one for a while.
+            Effect.tapDefect((defect) =>
+              defect instanceof NeedsTransaction && !racedRecords.recently(resource.name, checked) ? Effect.sync(() => needsTransaction.note(resource.name, "update")) : Effect.void)
+          )
+          return yield* units.run(origin(principal), updated, { oneStatement })
         })
 
         const softDeletable = (resource: AnyResource) =>
