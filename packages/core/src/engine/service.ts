@@ -229,9 +229,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         /** Records whose update without a lock lost a race lately: their next updates take the lock at once. */
         const racedRecords = new RecentlyRaced()
         /**
-         * Resources whose create tried as one statement lately ran again in a transaction (a rule
-         * that writes, as an invoice's tax snapshots; a hook with work to do): for a while theirs
-         * start in one, rather than repeating the reads a second attempt throws away.
+         * Resources whose create or update tried as one statement lately ran again in a transaction
+         * (a rule that writes, as an invoice's tax snapshots; a hook with work to do), keyed by the
+         * operation: for a while theirs start in one, rather than repeating reads a second attempt redoes.
          */
         const needsTransaction = new RecentlyRaced()
         const services = yield* Effect.context<CatalogLookup | TaxEngine | SecretBox>()
@@ -436,7 +436,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             return yield* list(resource, principal, [...rest, ["search", q]])
           })
 
-        /** Every reference the draft sets must name a live record the tenant can see (422 naming the field); one query per resource referenced. */
+        /** Every reference the draft sets must name a live record the tenant can see (422 naming the field); one query for them all. */
         const checkReferences = (resource: AnyResource, principal: Principal, draft: Draft) =>
           Effect.gen(function* () {
             const wanted: Array<{ readonly at: string; readonly target: AnyResource; readonly value: string }> = []
