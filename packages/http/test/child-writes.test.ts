@@ -1,3 +1,5 @@
+import { type AnyResource, ResourceRepository, salesOrders } from "@erp/core"
+import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { statementCounter } from "../../../test/support/statements.js"
@@ -126,5 +128,31 @@ describe.each(storeKinds)("round trips of a record with children on %s", (kind) 
     const same = await call("PATCH", `/sales-orders/${created.id}`, { notes: "Only notes" })
     expect(same.status).toBe(200)
     expect(counter.take()).toHaveLength(1)
+  })
+
+  it("writes nothing, items included, when the order changed since it was read: the caller then runs again under the lock", async () => {
+    const created = (await call("POST", "/sales-orders", { customer_id: customer, items: items() })).body
+    const before = await call("GET", `/sales-orders/${created.id}`)
+    const orders = salesOrders as unknown as AnyResource
+    const collection = orders.children.find((candidate) => candidate.name === "items")!
+    const outcome = await host.run(Effect.flatMap(ResourceRepository, (repo) =>
+      repo.updateReturning(orders, tenant.id, created.id, { notes: "Late" }, {
+        unchangedSince: "2000-01-01T00:00:00.000Z",
+        children: [{ collection, plan: { insert: [{ item_description: "Late", quantity: "1", unit_price: "1", subtotal: "1", total: "1", position: 3 }], update: [{ id: created.items[0].id, values: { quantity: "9" } }], remove: [created.items[1].id] } }]
+      })))
+    expect(Option.isNone(outcome)).toBe(true)
+    const after = await call("GET", `/sales-orders/${created.id}`)
+    expect(after.body).toEqual(before.body)
+  })
+
+  it("creates a quote with items the same way: its number, items and event in one statement after the references", async () => {
+    counter.take()
+    const created = await call("POST", "/quotes", { customer_id: customer, valid_until: "2099-12-31", items: items() })
+    const statements = counter.take()
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    expect(statements).toHaveLength(2)
+    expect(statements[1]).toMatch(/^WITH number AS \(INSERT INTO record_sequences .* children_0 AS \(INSERT INTO quote_items /)
+    const read = await call("GET", `/quotes/${created.body.id}`)
+    expect(created.body).toEqual(read.body)
   })
 })
