@@ -155,4 +155,18 @@ describe.each(storeKinds)("round trips of a record with children on %s", (kind) 
     const read = await call("GET", `/quotes/${created.body.id}`)
     expect(created.body).toEqual(read.body)
   })
+
+  it("runs a create whose rules write (an invoice's tax snapshots) in a transaction, and the next ones start in one", async () => {
+    const invoice = () => ({ customer_id: customer, invoice_date: "2024-01-15", items: [{ product_id: products[0], item_description: "E", quantity: "1", unit_price: "1", br_data: { cfop: "5102" } }] })
+    const first = await call("POST", "/invoices", invoice())
+    expect(first.status, JSON.stringify(first.body)).toBe(201)
+    counter.take()
+    const second = await call("POST", "/invoices", invoice())
+    const statements = counter.take()
+    expect(second.status).toBe(201)
+    // No one-statement attempt first: its reads would be thrown away when the rules write.
+    expect(statements[0]).toBe("BEGIN")
+    expect(statements.filter((text) => /^INSERT INTO tax_resolutions/.test(text))).toHaveLength(1)
+    expect(second.body.taxes).toEqual((await call("GET", `/invoices/${second.body.id}`)).body.taxes)
+  })
 })

@@ -1,4 +1,4 @@
-import { Context, Effect, Fiber, Layer, Option } from "effect"
+import { Cause, Chunk, Context, Effect, Fiber, Layer, Option } from "effect"
 import { authorize, type Principal } from "../auth/principal.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
 import type { TaxEngine } from "../tax/engine.js"
@@ -146,6 +146,9 @@ const splitRevealed = (resource: AnyResource, values: Row): { readonly stored: R
 
 /** Fails with `error` when there is one. */
 const unlessFailed = <E>(error: E | undefined): Effect.Effect<void, E> => (error === undefined ? Effect.void : Effect.fail(error))
+
+/** A unit tried as one statement that will run again in a transaction. */
+const ranAgain = (cause: Cause.Cause<never>) => Chunk.some(Cause.defects(cause), (defect) => defect instanceof NeedsTransaction)
 
 /** The resource's `afterWrite` when it has something to do for this draft. */
 const afterWriteOf = (resource: AnyResource, operation: "create" | "update", draft: Draft) =>
@@ -617,7 +620,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const input = yield* decodeCreate(resource, principal, body)
           const oneStatement = createIsOneStatement(resource) && !needsTransaction.recently(resource.name, "create")
           const records = createRecords(resource, principal, input, {}).pipe(
-            Effect.tapDefect((defect) => defect instanceof NeedsTransaction ? Effect.sync(() => needsTransaction.note(resource.name, "create")) : Effect.void)
+            Effect.tapDefect((cause) => ranAgain(cause) ? Effect.sync(() => needsTransaction.note(resource.name, "create")) : Effect.void)
           )
           return yield* units.run(origin(principal), records, { oneStatement })
         })
@@ -704,8 +707,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const oneStatement = updateIsOneStatement(resource) && !racedRecords.recently(resource.name, checked) && !needsTransaction.recently(resource.name, "update")
           const updated = updateWithin(resource, principal, checked, input, {}, options.precondition).pipe(
             // A rule that writes (not a race, noted as such) needs a transaction: later updates start in one for a while.
-            Effect.tapDefect((defect) =>
-              defect instanceof NeedsTransaction && !racedRecords.recently(resource.name, checked) ? Effect.sync(() => needsTransaction.note(resource.name, "update")) : Effect.void)
+            Effect.tapDefect((cause) =>
+              ranAgain(cause) && !racedRecords.recently(resource.name, checked) ? Effect.sync(() => needsTransaction.note(resource.name, "update")) : Effect.void)
           )
           return yield* units.run(origin(principal), updated, { oneStatement })
         })
