@@ -51,6 +51,11 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
         Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, effect)).pipe(
           Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : error))
         )
+      /** `gated` for the engine's work with the caller, its domain errors answered as the API's. */
+      const withCaller = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>) =>
+        Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, work(caller))).pipe(
+          Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : toApiError(error)))
+        )
       const respond = <A>(effect: Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
         gated(effect.pipe(mapDomain, Effect.map((body) => json(body, status))))
       const nested = resource.nestedUnder
@@ -78,7 +83,7 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
         search: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.search(resource, caller, queryParams(request)))),
         get: ({ path, request }) =>
           Effect.flatMap(
-            gated(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request)))).pipe(mapDomain)),
+            withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
             (record) => readResponse(request, resource, record)
           ),
         create: ({ request }) =>

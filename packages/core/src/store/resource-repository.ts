@@ -9,6 +9,7 @@ import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
 import { type KeyedAnswer, type KeyedRecord, type PageRequest, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
+import { makeDirect } from "./direct-statements.js"
 import { readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
@@ -123,6 +124,7 @@ const parsed = (rows: ReadonlyArray<{ readonly record: string }>): ReadonlyArray
 
 export const makeResourceRepository = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const direct = yield* makeDirect
 
   const idType = (resource: AnyResource) => sql.literal(idColumnType(resource))
 
@@ -174,7 +176,7 @@ export const makeResourceRepository = Effect.gen(function* () {
   const byIds = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Row>> => {
     if (ids.length === 0) return Effect.succeed([])
     const where = [...scopeConditions(resource, tenantId, { withDeleted: true }), sql`r.id IN ${sql.in(ids)}`]
-    return sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`.pipe(Effect.orDie, Effect.map(parsed))
+    return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`).pipe(Effect.orDie, Effect.map(parsed))
   }
 
   const distinct = (values: ReadonlyArray<unknown>) => [...new Set(values.filter((value) => value !== null && value !== undefined))]
@@ -198,8 +200,8 @@ export const makeResourceRepository = Effect.gen(function* () {
     // `(tenant_id, field, id)` index serves a nullable sort as it does any other.
     const order = `${sortSql} ${dir}, r.id ${dir}`
     const limit = request.until ? sql`` : sql`LIMIT ${request.take}`
-    return sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
-      FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} ${limit}`.pipe(Effect.orDie)
+    return direct(sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
+      FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} ${limit}`).pipe(Effect.orDie)
   }
 
   const rangeEnd = (resource: AnyResource, tenantId: string, query: ListQuery, after: PageRequest["key"], size: number) => {
@@ -220,7 +222,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       rows.map((row): KeyedAnswer => ({ answer: row.answer, key: keyOf(row) })))
 
   const count = (resource: AnyResource, tenantId: string, query: ListQuery) =>
-    sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`.pipe(
+    direct(sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`).pipe(
       Effect.map((rows) => Number(rows[0].n)),
       Effect.orDie
     )
@@ -232,8 +234,8 @@ export const makeResourceRepository = Effect.gen(function* () {
     const first = sql.literal(`${fieldSql(field, resource.filters[field])} ${order === "asc" ? "ASC" : "DESC"}, r.id`)
     if (!options.forUpdate || !readsDependentRows(resource)) {
       const lock = sql.literal(options.forUpdate ? "FOR UPDATE OF r" : "")
-      return sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
-        ORDER BY ${first} LIMIT ${options.limit} ${lock}`.pipe(Effect.orDie, Effect.map(parsed))
+      return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
+        ORDER BY ${first} LIMIT ${options.limit} ${lock}`).pipe(Effect.orDie, Effect.map(parsed))
     }
     // Locked first, read after: a statement that waited for the lock still reads with the snapshot it
     // started with, so children and totals written by the transaction it waited for would be missed.
