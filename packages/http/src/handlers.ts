@@ -88,15 +88,12 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
           ),
         create: ({ request }) =>
           Effect.flatMap(readJsonBody(request), (body) =>
-            idempotent(keys, request, body, gated(Effect.flatMap(principal, (caller) => engine.create(resource, caller, body)).pipe(mapDomain, Effect.map((record) => recordResponse(resource, record, 201)))))),
+            idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.create(resource, caller, body)), (record) => recordResponse(resource, record, 201)))),
         update: ({ path, request }) =>
           Effect.gen(function* () {
             const body = yield* readJsonBody(request)
             const precondition = yield* preconditionOf(request)
-            return yield* idempotent(keys, request, body, gated(Effect.flatMap(principal, (caller) => engine.update(resource, caller, path.id, body, { precondition })).pipe(
-              mapDomain,
-              Effect.map((record) => recordResponse(resource, record))
-            )))
+            return yield* idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.update(resource, caller, path.id, body, { precondition })), (record) => recordResponse(resource, record)))
           }),
         remove: ({ path, request }) =>
           Effect.flatMap(preconditionOf(request), (precondition) =>

@@ -318,7 +318,7 @@ export const makeResourceRepository = Effect.gen(function* () {
     const names = Object.keys(values)
     const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
     const list = sql.literal(["tenant_id", ...names].join(", "))
-    return withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event).pipe(
+    return direct(withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event)).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
       Effect.map((rows) => parsed(rows)[0])
     )
@@ -344,8 +344,8 @@ export const makeResourceRepository = Effect.gen(function* () {
    */
   const updateReturning = (resource: AnyResource, tenantId: string, id: string, values: Row, options: { readonly event?: StatementEvent; readonly unchangedSince?: string } = {}) => {
     const unchanged = options.unchangedSince === undefined ? sql.literal("") : sql`AND r.updated_at = ${options.unchangedSince}::timestamptz`
-    return withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
-      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event).pipe(
+    return direct(withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
+      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event)).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
       Effect.map((rows) => Option.fromNullable(parsed(rows)[0]))
     )
