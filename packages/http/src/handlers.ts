@@ -51,6 +51,11 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
         Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, effect)).pipe(
           Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : error))
         )
+      /** `gated` for the engine's work with the caller, its domain errors answered as the API's. */
+      const withCaller = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>) =>
+        Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, work(caller))).pipe(
+          Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : toApiError(error)))
+        )
       const respond = <A>(effect: Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
         gated(effect.pipe(mapDomain, Effect.map((body) => json(body, status))))
       const nested = resource.nestedUnder
@@ -78,20 +83,17 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
         search: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.search(resource, caller, queryParams(request)))),
         get: ({ path, request }) =>
           Effect.flatMap(
-            gated(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request)))).pipe(mapDomain)),
+            withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
             (record) => readResponse(request, resource, record)
           ),
         create: ({ request }) =>
           Effect.flatMap(readJsonBody(request), (body) =>
-            idempotent(keys, request, body, gated(Effect.flatMap(principal, (caller) => engine.create(resource, caller, body)).pipe(mapDomain, Effect.map((record) => recordResponse(resource, record, 201)))))),
+            idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.create(resource, caller, body)), (record) => recordResponse(resource, record, 201)))),
         update: ({ path, request }) =>
           Effect.gen(function* () {
             const body = yield* readJsonBody(request)
             const precondition = yield* preconditionOf(request)
-            return yield* idempotent(keys, request, body, gated(Effect.flatMap(principal, (caller) => engine.update(resource, caller, path.id, body, { precondition })).pipe(
-              mapDomain,
-              Effect.map((record) => recordResponse(resource, record))
-            )))
+            return yield* idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.update(resource, caller, path.id, body, { precondition })), (record) => recordResponse(resource, record)))
           }),
         remove: ({ path, request }) =>
           Effect.flatMap(preconditionOf(request), (precondition) =>

@@ -8,16 +8,13 @@ export interface RequestTrace {
   readonly method: string
   readonly path: string
   tenantId?: string
+  /** Fields every answer to the request carries (the credential's RateLimit-*), whatever it ends with. */
+  responseHeaders?: Record<string, string>
   failure?: { readonly tag: string; readonly message: string; readonly cause?: string }
 }
 
 /** The request's trace, seen by every fiber of the request (the authentication notes the tenant in it). */
 export const CurrentTrace = FiberRef.unsafeMake<RequestTrace | undefined>(undefined)
-
-export const noteTenant = (tenantId: string) =>
-  Effect.flatMap(FiberRef.get(CurrentTrace), (trace) => Effect.sync(() => {
-    if (trace) trace.tenantId = tenantId
-  }))
 
 const RETRY_PAUSE = "100 millis"
 

@@ -1,5 +1,6 @@
 import { Cause, Chunk, Context, Effect, Fiber, Layer, Option } from "effect"
 import { authorize, type Principal } from "../auth/principal.js"
+import { traced } from "../traced.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
 import type { TaxEngine } from "../tax/engine.js"
 import { SecretBox } from "../secrets/secret-box.js"
@@ -302,12 +303,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const records = (resource: AnyResource, principal: Principal) => (rows: ReadonlyArray<KeyedRecord>, expansions: ReadonlyArray<Expansion>) =>
           Effect.map(applyExpansions(repo, principal, rows.map((row) => row.record), expansions), (expanded) => expanded.map((record) => present(resource, record)))
 
-        const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
+        const list = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
           return yield* listing(resource, principal, given, (query, request) => repo.page(resource, principal.tenantId, query, request), records(resource, principal))
-        })
+        }, traced("ResourceEngine.list"))
 
         /** `list` with each record as JSON text: as the store built it, or (expanded records) as encoded here. */
-        const listAnswers = Effect.fn("ResourceEngine.listAnswers")(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
+        const listAnswers = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
           return yield* listing<ReadonlyArray<KeyedAnswer | KeyedRecord>, string>(
             resource,
             principal,
@@ -319,7 +320,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
                 ? Effect.succeed(rows.map((row) => row.answer))
                 : Effect.map(records(resource, principal)(rows as ReadonlyArray<KeyedRecord>, expansions), (answered) => answered.map((record) => JSON.stringify(record)))
           )
-        })
+        }, traced("ResourceEngine.listAnswers"))
 
         /** What every walk checks first: the caller's right to read, the filters, the query (the caller's visibility included). */
         const walkQuery = (resource: AnyResource, principal: Principal, params: QueryParams) =>
@@ -399,19 +400,22 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const found = (resource: AnyResource) =>
           Option.match({ onNone: () => Effect.fail(notFound(resource)), onSome: (row: Row) => Effect.succeed(row) })
 
-        const get = Effect.fn("ResourceEngine.get")(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
-          yield* untrustedParams(params)
+        const get = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
+          // Most reads name no parameter: their checks are skipped rather than run on nothing.
+          const given = params.length > 0
+          if (given) yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
-          const expansions = yield* parseExpand(resource, params)
-          const withDeleted = yield* withDeletedParam(withoutExpand(params))
+          const expansions = given ? yield* parseExpand(resource, params) : []
+          const withDeleted = given ? yield* withDeletedParam(withoutExpand(params)) : false
           const checked = yield* requireId(resource, id)
           const scope = resource.visibility?.byId ? resource.visibility.filter(principal) : undefined
           const row = yield* repo.findById(resource, principal.tenantId, checked, { withDeleted, ...(scope ? { scope } : {}) }).pipe(Effect.flatMap(found(resource)))
+          if (expansions.length === 0) return present(resource, row)
           const [expanded] = yield* applyExpansions(repo, principal, [row], expansions)
           return present(resource, expanded)
-        })
+        }, traced("ResourceEngine.get"))
 
-        const lookup = Effect.fn("ResourceEngine.lookup")(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {
+        const lookup = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {
           yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           const declared = resource.lookups?.find((candidate) => candidate.name === name)
@@ -428,7 +432,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const filter = and(match, scope, ...selectors)!
           const row = yield* repo.findOne(resource, principal.tenantId, filter).pipe(Effect.flatMap(found(resource)))
           return present(resource, row)
-        })
+        }, traced("ResourceEngine.lookup"))
 
         /** `search?q=…`: a list where `q` is the (required) search text. */
         const search = (resource: AnyResource, principal: Principal, params: QueryParams) =>
@@ -616,14 +620,14 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             return { data }
           })
 
-        const create = Effect.fn("ResourceEngine.create")(function* (resource: AnyResource, principal: Principal, body: unknown) {
+        const create = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, body: unknown) {
           const input = yield* decodeCreate(resource, principal, body)
           const oneStatement = createIsOneStatement(resource) && !needsTransaction.recently(resource.name, "create")
           const records = createRecords(resource, principal, input, {}).pipe(
             Effect.tapDefect((cause) => ranAgain(cause) ? Effect.sync(() => needsTransaction.note(resource.name, "create")) : Effect.void)
           )
           return yield* units.run(origin(principal), records, { oneStatement })
-        })
+        }, traced("ResourceEngine.create"))
 
         const locked = (resource: AnyResource, principal: Principal, id: string, options: { withDeleted?: boolean } = {}) =>
           repo.findById(resource, principal.tenantId, id, { forUpdate: true, ...options }).pipe(Effect.flatMap(found(resource)))
@@ -702,7 +706,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             return yield* reload(resource, principal, checked)
           })
 
-        const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown, options: WriteOptions = {}) {
+        const update = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, body: unknown, options: WriteOptions = {}) {
           const { id: checked, input } = yield* decodeUpdate(resource, principal, id, body)
           const oneStatement = updateIsOneStatement(resource) && !racedRecords.recently(resource.name, checked) && !needsTransaction.recently(resource.name, "update")
           const updated = updateWithin(resource, principal, checked, input, {}, options.precondition).pipe(
@@ -711,7 +715,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               ranAgain(cause) && !racedRecords.recently(resource.name, checked) ? Effect.sync(() => needsTransaction.note(resource.name, "update")) : Effect.void)
           )
           return yield* units.run(origin(principal), updated, { oneStatement })
-        })
+        }, traced("ResourceEngine.update"))
 
         const softDeletable = (resource: AnyResource) =>
           isSoftDeleted(resource) ? Effect.void : Effect.fail(invalid(`${resource.name} cannot be deleted`, "READ_ONLY"))
@@ -733,15 +737,15 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             yield* emit(resource, "delete", checked)
           })
 
-        const remove = Effect.fn("ResourceEngine.remove")(function* (resource: AnyResource, principal: Principal, id: string, options: WriteOptions = {}) {
+        const remove = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, options: WriteOptions = {}) {
           yield* authorize(principal, resource.name, "delete", resource.adminOnly)
           yield* writable(resource)
           yield* softDeletable(resource)
           const checked = yield* requireId(resource, id)
           yield* units.run(origin(principal), removeWithin(resource, principal, checked, options.precondition))
-        })
+        }, traced("ResourceEngine.remove"))
 
-        const restore = Effect.fn("ResourceEngine.restore")(function* (resource: AnyResource, principal: Principal, id: string) {
+        const restore = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string) {
           yield* authorize(principal, resource.name, "update", resource.adminOnly)
           yield* writable(resource)
           yield* softDeletable(resource)
@@ -758,7 +762,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               return yield* reload(resource, principal, checked)
             })
           )
-        })
+        }, traced("ResourceEngine.restore"))
 
         /** A raw body (a file) as the action receives it: bytes or text, never empty, within its size. */
         const rawInput = (declared: ResourceAction, body: unknown): Effect.Effect<Uint8Array | string, InvalidRequest> => {
@@ -770,7 +774,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           return Effect.succeed(body as Uint8Array | string)
         }
 
-        const action = Effect.fn("ResourceEngine.action")(function* (
+        const action = Effect.fnUntraced(function* (
           resource: AnyResource,
           declared: ResourceAction,
           principal: Principal,
@@ -797,7 +801,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               return output
             })
           )
-        })
+        }, traced("ResourceEngine.action"))
 
         return { list, listAnswers, walk, walkAnswers, get, lookup, search, create, update, remove, restore, action }
       })

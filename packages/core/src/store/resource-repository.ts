@@ -9,6 +9,7 @@ import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
 import { type InsertOptions, type UpdateOptions, type KeyedAnswer, type KeyedRecord, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
+import { makeDirect } from "./direct-statements.js"
 import { derivedFieldsRead, readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
@@ -123,6 +124,7 @@ const parsed = (rows: ReadonlyArray<{ readonly record: string }>): ReadonlyArray
 
 export const makeResourceRepository = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const direct = yield* makeDirect
 
   const idType = (resource: AnyResource) => sql.literal(idColumnType(resource))
 
@@ -174,7 +176,7 @@ export const makeResourceRepository = Effect.gen(function* () {
   const byIds = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Row>> => {
     if (ids.length === 0) return Effect.succeed([])
     const where = [...scopeConditions(resource, tenantId, { withDeleted: true }), sql`r.id IN ${sql.in(ids)}`]
-    return sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`.pipe(Effect.orDie, Effect.map(parsed))
+    return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`).pipe(Effect.orDie, Effect.map(parsed))
   }
 
   const distinct = (values: ReadonlyArray<unknown>) => [...new Set(values.filter((value) => value !== null && value !== undefined))]
@@ -198,8 +200,8 @@ export const makeResourceRepository = Effect.gen(function* () {
     // `(tenant_id, field, id)` index serves a nullable sort as it does any other.
     const order = `${sortSql} ${dir}, r.id ${dir}`
     const limit = request.until ? sql`` : sql`LIMIT ${request.take}`
-    return sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
-      FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} ${limit}`.pipe(Effect.orDie)
+    return direct(sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
+      FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} ${limit}`).pipe(Effect.orDie)
   }
 
   const rangeEnd = (resource: AnyResource, tenantId: string, query: ListQuery, after: PageRequest["key"], size: number) => {
@@ -220,7 +222,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       rows.map((row): KeyedAnswer => ({ answer: row.answer, key: keyOf(row) })))
 
   const count = (resource: AnyResource, tenantId: string, query: ListQuery) =>
-    sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`.pipe(
+    direct(sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`).pipe(
       Effect.map((rows) => Number(rows[0].n)),
       Effect.orDie
     )
@@ -232,8 +234,8 @@ export const makeResourceRepository = Effect.gen(function* () {
     const first = sql.literal(`${fieldSql(field, resource.filters[field])} ${order === "asc" ? "ASC" : "DESC"}, r.id`)
     if (!options.forUpdate || !readsDependentRows(resource)) {
       const lock = sql.literal(options.forUpdate ? "FOR UPDATE OF r" : "")
-      return sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
-        ORDER BY ${first} LIMIT ${options.limit} ${lock}`.pipe(Effect.orDie, Effect.map(parsed))
+      return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
+        ORDER BY ${first} LIMIT ${options.limit} ${lock}`).pipe(Effect.orDie, Effect.map(parsed))
     }
     // Locked first, read after: a statement that waited for the lock still reads with the snapshot it
     // started with, so children and totals written by the transaction it waited for would be missed.
@@ -268,7 +270,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       return [sql`SELECT ${sql.literal(String(index))} AS lookup, r.id::text AS id FROM ${table(lookup.resource.table)} r WHERE ${sql.and(where)}`]
     })
     if (selects.length === 0) return Effect.succeed(wanted)
-    return sql<{ lookup: number; id: string }>`${sql.join(" UNION ALL ", false)(selects)}`.pipe(
+    return direct(sql<{ lookup: number; id: string }>`${sql.join(" UNION ALL ", false)(selects)}`).pipe(
       Effect.orDie,
       Effect.map((rows) => {
         const present = new Set(rows.map((row) => `${Number(row.lookup)}\u0000${row.id}`))
@@ -323,7 +325,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       const names = Object.keys(values)
       const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
       const list = sql.literal(["tenant_id", ...names].join(", "))
-      return withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event).pipe(
+      return direct(withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event)).pipe(
         Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
         Effect.map((rows) => parsed(rows)[0])
       )
@@ -361,7 +363,7 @@ export const makeResourceRepository = Effect.gen(function* () {
     // A record whose derived fields read the children's table itself is read back once written.
     const readBack = derivedFieldsRead(resource, options.children.map((written) => written.collection.table))
     const answer = readBack ? "r.id::text AS id" : `${recordJson(resource, "row", sources)} AS record`
-    return sql<{ id: string; record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(answer)} FROM written r`.pipe(
+    return direct(sql<{ id: string; record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(answer)} FROM written r`).pipe(
       Effect.catchTag("SqlError", writeErrors(resource, options.children.map((written) => written.collection))),
       Effect.flatMap((rows) => readBack ? Effect.map(byIds(resource, tenantId, [rows[0].id]), (records) => records[0]) : Effect.succeed(parsed(rows)[0]))
     )
@@ -390,8 +392,8 @@ export const makeResourceRepository = Effect.gen(function* () {
     const children = (options.children ?? []).filter((written) => !emptyPlan(written.plan))
     if (children.length > 0) return updateWithChildren(resource, tenantId, id, values, { ...options, children })
     const unchanged = options.unchangedSince === undefined ? sql.literal("") : sql`AND r.updated_at = ${options.unchangedSince}::timestamptz`
-    return withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
-      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event).pipe(
+    return direct(withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
+      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event)).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
       Effect.map((rows) => Option.fromNullable(parsed(rows)[0]))
     )
@@ -448,7 +450,7 @@ export const makeResourceRepository = Effect.gen(function* () {
     const readBack = derivedFieldsRead(resource, options.children.map((written) => written.collection.table))
     const answer = readBack ? "r.id::text AS id" : `${recordJson(resource, "row", sources)} AS record`
     const collections = options.children.map((written) => written.collection)
-    return sql<{ id: string; record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(answer)} FROM written r`.pipe(
+    return direct(sql<{ id: string; record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(answer)} FROM written r`).pipe(
       Effect.map((rows) => Option.fromNullable(rows[0])),
       Effect.catchTag("SqlError", (error) => {
         const fields = pgError(error)
