@@ -56,8 +56,8 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
         Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, work(caller))).pipe(
           Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : toApiError(error)))
         )
-      const respond = <A>(effect: Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
-        gated(effect.pipe(mapDomain, Effect.map((body) => json(body, status))))
+      const respond = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
+        Effect.map(withCaller(work), (body) => json(body, status))
       const nested = resource.nestedUnder
       /** Under a parent (`/webhook-endpoints/{parentId}/deliveries`): the parent must be the caller's (else its 404), the record its own. */
       const underParent = (caller: Principal, path: Readonly<Record<string, string>>, id?: string) =>
@@ -76,11 +76,11 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
           : queryParams(request)
       const byName: Record<string, Handler> = {
         list: ({ path, request }) =>
-          gated(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path)))).pipe(
-            mapDomain,
-            Effect.map(pageResponse)
-          )),
-        search: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.search(resource, caller, queryParams(request)))),
+          Effect.map(
+            withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path))) : engine.listAnswers(resource, caller, listParams(request, path))),
+            pageResponse
+          ),
+        search: ({ request }) => respond((caller) => engine.search(resource, caller, queryParams(request))),
         get: ({ path, request }) =>
           Effect.flatMap(
             withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
@@ -97,10 +97,7 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
           }),
         remove: ({ path, request }) =>
           Effect.flatMap(preconditionOf(request), (precondition) =>
-            gated(Effect.flatMap(principal, (caller) => engine.remove(resource, caller, path.id, { precondition })).pipe(
-              mapDomain,
-              Effect.as(HttpServerResponse.empty({ status: 204 }))
-            )))
+            Effect.as(withCaller((caller) => engine.remove(resource, caller, path.id, { precondition })), HttpServerResponse.empty({ status: 204 })))
       }
       for (const action of resource.actions ?? []) {
         byName[`action_${action.name}`] = ({ path, request }) =>
@@ -123,7 +120,7 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
       }
       for (const lookup of resource.lookups ?? []) {
         byName[`lookup_${lookup.name}`] = ({ path, request }) =>
-          respond(Effect.flatMap(principal, (caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter], queryParams(request))))
+          respond((caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter], queryParams(request)))
       }
       const names = Object.keys(api.groups[resource.name].endpoints)
       const built = names.reduce((chain, name) => chain.handleRaw(name, byName[name]), handlers as unknown as RawHandlers)

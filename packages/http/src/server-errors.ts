@@ -1,6 +1,6 @@
 import { HttpApiBuilder, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { errorBody, type StoreFailure, storeFailureOf } from "@erp/core"
-import { Cause, Effect, FiberRef, Option } from "effect"
+import { Cause, Context, Effect, FiberRef, Option } from "effect"
 
 /** What one request did that a log line of its failure should say; filled as the request goes. */
 export interface RequestTrace {
@@ -66,9 +66,9 @@ const isConnectionLost = (cause: Cause.Cause<unknown>) => storeFailureOf(cause) 
  * connection died under it runs once more, on a new connection; nothing else is retried.
  */
 export const handleServerFailures = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const trace = (yield* FiberRef.get(CurrentTrace)) ?? { requestId: "unknown", method: request.method, path: request.url.split("?")[0] }
+  Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    const trace = fiber.getFiberRef(CurrentTrace) ?? { requestId: "unknown", method: request.method, path: request.url.split("?")[0] }
     const isRead = request.method === "GET" || request.method === "HEAD"
     const attempt = (retried: boolean): HttpApp.Default<E, R> =>
       app.pipe(
@@ -82,7 +82,7 @@ export const handleServerFailures = <E, R>(app: HttpApp.Default<E, R>): HttpApp.
             : Effect.succeed(answerFailure(cause, trace))
         )
       )
-    return yield* attempt(false)
+    return attempt(false)
   })
 
 /** `handleServerFailures` as the API's middleware layer. */

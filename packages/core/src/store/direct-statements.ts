@@ -52,19 +52,20 @@ export const poolRunner = (pool: pg.Pool): Context.Tag.Service<StatementRunner> 
 const isBroken = (error: Error): boolean => !("code" in error) || typeof (error as { code?: unknown }).code !== "string" || !/^[0-9A-Z]{5}$/.test((error as { code: string }).code)
 
 /**
- * Runs `statement` on the store's runner when the fiber holds no transaction and traces
- * nothing (a transaction's statements go on its connection, and a tracer gets the usual
- * `sql.execute` spans); the statement itself otherwise.
+ * Runs `statement` on the store's runner unless the fiber holds a transaction (whose
+ * statements go on its connection): the statement itself then, and without a runner. A
+ * fiber that traces gets the `sql.execute` span `@effect/sql` would have made, with the text.
  */
 export const makeDirect = Effect.map(Effect.serviceOption(StatementRunner), (runner) =>
   <A extends object>(statement: Statement.Statement<A>): Effect.Effect<ReadonlyArray<A>, SqlError> => {
     if (Option.isNone(runner)) return statement
     const run = runner.value.run
     return Effect.withFiberRuntime((fiber) => {
-      if (fiber.getFiberRef(FiberRef.currentTracerEnabled) || Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)._tag === "Some") {
-        return statement
-      }
+      if (Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)._tag === "Some") return statement
       const [text, params] = statement.compile()
-      return run(text, params) as Effect.Effect<ReadonlyArray<A>, SqlError>
+      const rows = run(text, params) as Effect.Effect<ReadonlyArray<A>, SqlError>
+      return fiber.getFiberRef(FiberRef.currentTracerEnabled)
+        ? Effect.withSpan(rows, "sql.execute", { kind: "client", captureStackTrace: false, attributes: { "db.operation.name": "execute", "db.query.text": text } })
+        : rows
     })
   })
