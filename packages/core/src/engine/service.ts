@@ -444,21 +444,23 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           })
 
         /** Every reference the draft sets must name a live record the tenant can see (422 naming the field); one query for them all. */
-        const checkReferences = (resource: AnyResource, principal: Principal, draft: Draft) =>
-          Effect.gen(function* () {
-            const wanted: Array<{ readonly at: string; readonly target: AnyResource; readonly value: string }> = []
-            const collect = (fields: Readonly<Record<string, AnyField>>, values: Row, current: Row | undefined, at: string) => {
-              for (const [name, field] of Object.entries(fields)) {
-                const value = values[name]
-                if (!field.reference || value === null || value === undefined) continue
-                if (current !== undefined && current[name] === value) continue
-                wanted.push({ at: `${at}${name}`, target: field.reference.resource() as AnyResource, value: String(value) })
-              }
+        const checkReferences = (resource: AnyResource, principal: Principal, draft: Draft) => {
+          const wanted: Array<{ readonly at: string; readonly target: AnyResource; readonly value: string }> = []
+          const collect = (fields: Readonly<Record<string, AnyField>>, values: Row, current: Row | undefined, at: string) => {
+            for (const [name, field] of Object.entries(fields)) {
+              const value = values[name]
+              if (!field.reference || value === null || value === undefined) continue
+              if (current !== undefined && current[name] === value) continue
+              wanted.push({ at: `${at}${name}`, target: field.reference.resource() as AnyResource, value: String(value) })
             }
-            collect(resource.fields, draft.values, draft.current, "")
-            for (const collection of resource.children) {
-              ;(draft.children[collection.name] ?? []).forEach((child, index) => collect(collection.fields, child.values, child.current, `${collection.name}.${index}.`))
-            }
+          }
+          collect(resource.fields, draft.values, draft.current, "")
+          for (const collection of resource.children) {
+            ;(draft.children[collection.name] ?? []).forEach((child, index) => collect(collection.fields, child.values, child.current, `${collection.name}.${index}.`))
+          }
+          // Most writes set no reference: no query, and no step of the runtime either.
+          if (wanted.length === 0) return Effect.void
+          return Effect.gen(function* () {
             const targets = [...new Set(wanted.map((reference) => reference.target))]
             // A catalog's scope rules hold for references too: a bank of another country is not the tenant's to use.
             const missing = yield* repo.missing(principal.tenantId, targets.map((target) => ({
@@ -475,24 +477,29 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               return yield* Effect.fail(unprocessable("A referenced record does not exist", problems as FieldErrors, "REFERENCE_NOT_FOUND"))
             }
           })
+        }
 
         /** Rules, references, computation and status derivation: the draft as it will be stored. */
-        const prepare = (resource: AnyResource, principal: Principal, draft: Draft) =>
-          Effect.gen(function* () {
+        const prepare = (resource: AnyResource, principal: Principal, draft: Draft) => {
+          const machine = resource.status
+          const finish = (ruled: Draft) =>
+            Effect.map(checkReferences(resource, principal, ruled), () => resource.compute ? withComputed(ruled, resource.compute(ruled)) : ruled)
+          // A resource without rules or a derived status needs no store context: its draft is checked and computed as is.
+          if (!resource.rules && !machine?.derive) return finish(draft)
+          return Effect.gen(function* () {
             const context = { ...writeContext(principal), store: yield* currentStore(principal) }
             const ruled = resource.rules ? yield* resource.rules(draft, context).pipe(Effect.provide(services)) : draft
-            yield* checkReferences(resource, principal, ruled)
-            const computed = resource.compute ? withComputed(ruled, resource.compute(ruled)) : ruled
-            const machine = resource.status
+            const computed = yield* finish(ruled)
             if (!machine?.derive) return computed
             return { ...computed, values: { ...computed.values, [machine.field]: machine.derive(computed, context) } }
           })
+        }
 
         const emit = (resource: AnyResource, action: EventAction, resourceId: string) =>
           resource.events ? Effect.flatMap(UnitOfWork, (unit) => unit.emit({ resource: resource.name, action, resourceId })) : Effect.void
 
         const draftChildren = (resource: AnyResource, input: Row, current: Row | undefined) =>
-          Effect.forEach(resource.children.filter((collection) => collection.writable), (collection) =>
+          resource.children.length === 0 ? Effect.succeed({}) : Effect.forEach(resource.children.filter((collection) => collection.writable), (collection) =>
             applyChildren(collection, input[collection.name] as ReadonlyArray<Row> | undefined, childrenOf(current, collection.name)).pipe(
               Effect.map((drafts) => [collection.name, drafts] as const)
             )).pipe(Effect.map((pairs): Record<string, ReadonlyArray<ChildDraft>> => Object.fromEntries(pairs)))
