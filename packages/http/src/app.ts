@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, type HttpApp, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import {
   allResources,
@@ -22,6 +22,7 @@ import { layerAuthentication } from "./authentication.js"
 import { layerDocsRoutes } from "./docs-page.js"
 import { layerHandlers, makeHandlers } from "./handlers.js"
 import { checkPortFree } from "./listen.js"
+import { withLeanReads } from "./lean-reads.js"
 import { withHostConcerns } from "./middleware.js"
 import { layerServerFailures } from "./server-errors.js"
 import { layerSpansOnlyForInstalledTracer } from "./tracing.js"
@@ -62,11 +63,17 @@ export interface ListenOptions extends PanelOption {
 
 /** The Node HTTP server serving the API (and exposing `HttpServer` for its address); needs the core services. */
 export const layerNodeServer = (options: ListenOptions = {}) =>
-  HttpApiBuilder.serve(withHostConcerns).pipe(
+  HttpApiBuilder.serve(hostMiddleware(options.resources ?? allResources)).pipe(
     Layer.provide(layerSpansOnlyForInstalledTracer),
     Layer.provide(options.resources || options.panel === false ? makeHttpApiLayer(options.resources, options) : layerHttpApi),
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
   )
+
+/** Around the router: the host's concerns on every request, and the lean route for reads of one record. */
+const hostMiddleware = (registry: ReadonlyArray<AnyResource>) => {
+  const lean = withLeanReads(registry)
+  return <E, R>(app: HttpApp.Default<E, R>) => withHostConcerns(lean(app))
+}
 
 export interface StoreOptions {
   /** PostgreSQL URL; defaults to `DATABASE_URL`, else the embedded store. */
@@ -196,7 +203,7 @@ export const createFetchHandler = async (options: FetchHandlerOptions = {}) => {
       Layer.provide(layerSpansOnlyForInstalledTracer),
       Layer.provideMerge(Layer.succeedContext(runtime.context))
     ),
-    { middleware: withHostConcerns }
+    { middleware: hostMiddleware(allResources) }
   )
   const base = settings.basePath
   const documents = WELL_KNOWN_DOCUMENTS.map((name) => `/.well-known/${name}${publicPath(settings)}`)

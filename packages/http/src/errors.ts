@@ -1,5 +1,5 @@
-import { HttpApiSchema } from "@effect/platform"
-import { type DomainError, domainErrorBody, ERROR_STATUS, errorBody, FieldErrors } from "@erp/core"
+import { HttpApiSchema, HttpServerResponse } from "@effect/platform"
+import { type DomainError, domainErrorBody, ERROR_STATUS, errorBody, FieldErrors, type TenantBusy } from "@erp/core"
 
 export { errorBody, reasonPhrase } from "@erp/core"
 import { Schema } from "effect"
@@ -55,6 +55,14 @@ export const ERROR_CLASSES = [
 
 export type ApiError = InstanceType<(typeof ERROR_CLASSES)[number]>
 
+const encoders = new Map<unknown, (error: ApiError) => unknown>(
+  ERROR_CLASSES.map((errorClass) => [errorClass, Schema.encodeSync(errorClass as unknown as Schema.Schema<ApiError, unknown>)] as const)
+)
+
+/** An error as `HttpApi` answers it: its class's encoded body (fields in declared order), with its status. */
+export const errorResponse = (error: ApiError) =>
+  HttpServerResponse.unsafeJson(encoders.get(error.constructor)!(error), { status: error.status_code })
+
 const CLASS_BY_STATUS = {
   400: BadRequest,
   401: Unauthorized,
@@ -70,6 +78,10 @@ const CLASS_BY_STATUS = {
 
 export const apiError = (status: keyof typeof CLASS_BY_STATUS, message: string, code?: string, fields?: FieldErrors): ApiError =>
   new CLASS_BY_STATUS[status](errorBody(status, message, code, fields) as never)
+
+/** A tenant's turns all taken past the wait (the tenant gate): 429. */
+export const tenantBusy = (busy: TenantBusy) =>
+  apiError(429, `Too many requests of this tenant at once (${busy.concurrency} run at a time; the wait for a turn exceeded ${busy.waitMs} ms); retry after the Retry-After delay`, "TOO_MANY_CONCURRENT_REQUESTS")
 
 /** Core errors as the HttpApi error classes (the status comes from core's `ERROR_STATUS`). */
 export const toApiError = (error: DomainError): ApiError =>

@@ -5,7 +5,7 @@ import { Effect, Layer } from "effect"
 import { Api, type ResourceApi } from "./api.js"
 import { readJsonBody, readRawBody } from "./body.js"
 import { versionsBody } from "./versions.js"
-import { type ApiError, apiError, errorBody, InternalServerError, toApiError } from "./errors.js"
+import { type ApiError, errorBody, InternalServerError, tenantBusy, toApiError } from "./errors.js"
 import { preconditionOf, readResponse, recordResponse } from "./conditional.js"
 import { idempotent } from "./idempotency.js"
 
@@ -15,8 +15,6 @@ export const queryParams = (request: HttpServerRequest.HttpServerRequest): Query
   return query < 0 ? [] : [...new URLSearchParams(request.url.slice(query + 1)).entries()]
 }
 
-const tenantBusy = (busy: TenantBusy) =>
-  apiError(429, `Too many requests of this tenant at once (${busy.concurrency} run at a time; the wait for a turn exceeded ${busy.waitMs} ms); retry after the Retry-After delay`, "TOO_MANY_CONCURRENT_REQUESTS")
 
 const mapDomain = Effect.mapError((error: DomainError) => toApiError(error))
 
