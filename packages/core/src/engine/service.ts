@@ -15,7 +15,7 @@ import type { AnyField } from "./field.js"
 import { type FilterNode, isUuid, makeCondition, parseBracketFilters } from "./filter.js"
 import { type ListQuery, type ListShape, parseBoolean, parseListQuery, type QueryParams } from "./list-query.js"
 import type { Page } from "./page.js"
-import { type KeyedAnswer, type KeyedRecord, type PageRequest, ResourceRepository } from "./repository.js"
+import { type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, ResourceRepository } from "./repository.js"
 import {
   type ActionStore,
   type AnyResource,
@@ -167,6 +167,16 @@ export interface WriteOptions {
   readonly precondition?: Precondition
 }
 
+/** `Walk` with each page as one text of NDJSON lines (no line break after the last) and its number of records. */
+export type LinesWalk = <E>(
+  resource: AnyResource,
+  principal: Principal,
+  params: QueryParams,
+  size: number,
+  onPage: (lines: string, count: number) => Effect.Effect<void, E>,
+  onTotal?: (total: number) => void
+) => Effect.Effect<number, InvalidRequest | Forbidden | E>
+
 /** A walk over every record a list query matches, in pages of `size`, each record as an `A`; answers how many. */
 export type Walk<A> = <E>(
   resource: AnyResource,
@@ -192,9 +202,10 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
   readonly walk: Walk<Row>
   /**
    * `walk` with each record as JSON text, built by the store and never parsed here: what an
-   * export writes line by line.
+   * export writes. `onPage` receives a page as NDJSON lines (no line break after the last) and
+   * how many records they are.
    */
-  readonly walkAnswers: Walk<string>
+  readonly walkAnswers: LinesWalk
   /** One record by a declared lookup (`code`, `swift`, `iso2`, `tax-id`, …). */
   readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string, params?: QueryParams) => Effect.Effect<Row, ReadError>
   /** The search route: `q` required, mapped to `search`. */
@@ -350,19 +361,21 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         /**
          * Building answers is the costliest part of an export, and the store's: where the sort bounds
          * ranges (not a nullable field), the next ranges are found by their keys alone and built on
-         * other connections while this one is written, in order.
+         * other connections while this one is written, in order. Each range comes as one text the
+         * store joined, so the host handles one string per range, not one per record.
          */
-        const walkAnswers = <E>(resource: AnyResource, principal: Principal, params: QueryParams, size: number, onPage: (answers: ReadonlyArray<string>) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
+        const walkAnswers = <E>(resource: AnyResource, principal: Principal, params: QueryParams, size: number, onPage: (lines: string, count: number) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
           Effect.gen(function* () {
             const query = yield* walkQuery(resource, principal, params)
             const tenantId = principal.tenantId
             if (onTotal) onTotal(yield* repo.count(resource, tenantId, query))
-            const answers = (rows: ReadonlyArray<KeyedAnswer>) => onPage(rows.map((row) => row.answer))
             if (query.sort.field !== "id" && resource.filters[query.sort.field]?.nullable) {
-              return yield* walkPages((key) => repo.pageAnswers(resource, tenantId, query, { direction: "next", key, take: size }), size, answers)
+              // No range ends on a nullable key: pages one after another, each positioned by the last one's key.
+              return yield* walkPages((key) => repo.pageAnswers(resource, tenantId, query, { direction: "next", key, take: size }), size,
+                (rows) => onPage(rows.map((row) => row.answer).join("\n"), rows.length))
             }
             return yield* Effect.scoped(Effect.gen(function* () {
-              const pending: Array<Fiber.RuntimeFiber<ReadonlyArray<KeyedAnswer>>> = []
+              const pending: Array<Fiber.RuntimeFiber<PageLines>> = []
               let after: readonly [unknown, string] | null = null
               let ended = false
               let count = 0
@@ -370,15 +383,15 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
                 while (!ended && pending.length < RANGES_AHEAD) {
                   // (after, end]: a range the next cannot overlap, whatever is written meanwhile.
                   const end: readonly [unknown, string] | null = yield* repo.rangeEnd(resource, tenantId, query, after, size)
-                  pending.push(yield* Effect.forkScoped(repo.pageAnswers(resource, tenantId, query, { direction: "next", key: after, take: size, ...(end ? { until: end } : {}) })))
+                  pending.push(yield* Effect.forkScoped(repo.pageLines(resource, tenantId, query, { direction: "next", key: after, take: size, ...(end ? { until: end } : {}) })))
                   if (end) after = end
                   else ended = true
                 }
                 const next = pending.shift()
                 if (!next) return count
-                const rows = yield* Fiber.join(next)
-                if (rows.length > 0) yield* answers(rows)
-                count += rows.length
+                const range = yield* Fiber.join(next)
+                if (range.count > 0) yield* onPage(range.lines, range.count)
+                count += range.count
               }
             }))
           })

@@ -181,11 +181,14 @@ export const makeResourceRepository = Effect.gen(function* () {
 
   // ---- Reads ----
 
-  /** The rows of a page in walking order, with `columns` selected beside their sort key and id. */
-  const pageRows = <A extends object>(resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest, columns: Fragment) => {
+  /** Whether a page's rows come in the list's order (`next`) or against it (`previous`). */
+  const ascendingOf = (query: ListQuery, request: PageRequest) => (query.sort.order === "asc") === (request.direction === "next")
+
+  /** The statement of a page: its rows in walking order, with `columns` selected beside their sort key and id. */
+  const pageStatement = <A extends object>(resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest, columns: Fragment) => {
     const sort = sortOf(resource, query)
     const { sortSql } = sort
-    const ascending = (query.sort.order === "asc") === (request.direction === "next")
+    const ascending = ascendingOf(query, request)
     const where = baseConditions(resource, tenantId, query)
     if (request.key) where.push(keysetPredicate(sql, sort, ascending, request.key))
     // Up to `until`, inclusive: a row comparison the index bounds the scan with (`rangeEnd` refuses nullable sorts).
@@ -199,8 +202,11 @@ export const makeResourceRepository = Effect.gen(function* () {
     const order = `${sortSql} ${dir}, r.id ${dir}`
     const limit = request.until ? sql`` : sql`LIMIT ${request.take}`
     return sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
-      FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} ${limit}`.pipe(Effect.orDie)
+      FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} ${limit}`
   }
+
+  const pageRows = <A extends object>(resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest, columns: Fragment) =>
+    pageStatement<A>(resource, tenantId, query, request, columns).pipe(Effect.orDie)
 
   const rangeEnd = (resource: AnyResource, tenantId: string, query: ListQuery, after: PageRequest["key"], size: number) => {
     if (sortOf(resource, query).nullable) return Effect.die(new Error(`${resource.name}: a range cannot end on a nullable sort field`))
@@ -218,6 +224,21 @@ export const makeResourceRepository = Effect.gen(function* () {
   const pageAnswers = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) =>
     Effect.map(pageRows<{ answer: string }>(resource, tenantId, query, request, sql.literal(`${recordJson(resource, "answer")} AS answer`)), (rows) =>
       rows.map((row): KeyedAnswer => ({ answer: row.answer, key: keyOf(row) })))
+
+  /**
+   * A page's answers as NDJSON lines (joined by line breaks, none after the last), aggregated by
+   * the store: an export receives one text per range, not one string per record to allocate,
+   * join and collect. The aggregate's own order is the page's, whatever plan feeds it.
+   */
+  const pageLines = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => {
+    const dir = ascendingOf(query, request) ? "ASC" : "DESC"
+    const rows = pageStatement<{ answer: string }>(resource, tenantId, query, request, sql.literal(`${recordJson(resource, "answer")} AS answer`))
+    return sql<{ n: number; lines: string | null }>`SELECT count(*)::int AS n, string_agg(p.answer, E'\\n' ORDER BY p."__sort_key" ${sql.literal(dir)}, p."__id" ${sql.literal(dir)}) AS lines
+      FROM (${rows}) p`.pipe(
+      Effect.orDie,
+      Effect.map((result) => ({ count: Number(result[0].n), lines: result[0].lines ?? "" }))
+    )
+  }
 
   const count = (resource: AnyResource, tenantId: string, query: ListQuery) =>
     sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`.pipe(
@@ -390,7 +411,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
       RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, pageAnswers, rangeEnd, count, findOne, findMany, findById, findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, pageAnswers, pageLines, rangeEnd, count, findOne, findMany, findById, findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)
