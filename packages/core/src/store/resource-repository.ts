@@ -9,7 +9,7 @@ import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
 import { type KeyedAnswer, type KeyedRecord, type PageRequest, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
-import { readsDependentRows, recordJson } from "./record-json.js"
+import { answerColumns, readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
 import { constraintError } from "./sql-errors.js"
@@ -181,14 +181,11 @@ export const makeResourceRepository = Effect.gen(function* () {
 
   // ---- Reads ----
 
-  /** Whether a page's rows come in the list's order (`next`) or against it (`previous`). */
-  const ascendingOf = (query: ListQuery, request: PageRequest) => (query.sort.order === "asc") === (request.direction === "next")
-
-  /** The statement of a page: its rows in walking order, with `columns` selected beside their sort key and id. */
-  const pageStatement = <A extends object>(resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest, columns: Fragment) => {
+  /** What selects a page's rows in walking order: its conditions, order and limit. */
+  const pageBounds = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => {
     const sort = sortOf(resource, query)
     const { sortSql } = sort
-    const ascending = ascendingOf(query, request)
+    const ascending = (query.sort.order === "asc") === (request.direction === "next")
     const where = baseConditions(resource, tenantId, query)
     if (request.key) where.push(keysetPredicate(sql, sort, ascending, request.key))
     // Up to `until`, inclusive: a row comparison the index bounds the scan with (`rangeEnd` refuses nullable sorts).
@@ -201,12 +198,15 @@ export const makeResourceRepository = Effect.gen(function* () {
     // `(tenant_id, field, id)` index serves a nullable sort as it does any other.
     const order = `${sortSql} ${dir}, r.id ${dir}`
     const limit = request.until ? sql`` : sql`LIMIT ${request.take}`
-    return sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
-      FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} ${limit}`
+    return { sortSql, where: sql.and(where), order: sql.literal(order), limit }
   }
 
-  const pageRows = <A extends object>(resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest, columns: Fragment) =>
-    pageStatement<A>(resource, tenantId, query, request, columns).pipe(Effect.orDie)
+  /** The rows of a page in walking order, with `columns` selected beside their sort key and id. */
+  const pageRows = <A extends object>(resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest, columns: Fragment) => {
+    const { sortSql, where, order, limit } = pageBounds(resource, tenantId, query, request)
+    return sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
+      FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}`.pipe(Effect.orDie)
+  }
 
   const rangeEnd = (resource: AnyResource, tenantId: string, query: ListQuery, after: PageRequest["key"], size: number) => {
     if (sortOf(resource, query).nullable) return Effect.die(new Error(`${resource.name}: a range cannot end on a nullable sort field`))
@@ -228,13 +228,15 @@ export const makeResourceRepository = Effect.gen(function* () {
   /**
    * A page's answers as NDJSON lines (joined by line breaks, none after the last), aggregated by
    * the store: an export receives one text per range, not one string per record to allocate,
-   * join and collect. The aggregate's own order is the page's, whatever plan feeds it.
+   * join and collect. Each line is `row_to_json` of the page's own select list (`answerColumns`),
+   * the text `recordJson` builds with a subquery per record, a third cheaper. The aggregate takes
+   * the page's rows in the order the page sorted them: an ordered derived table is never merged
+   * into the query around it, and a plain aggregate reads its rows as they come.
    */
   const pageLines = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => {
-    const dir = ascendingOf(query, request) ? "ASC" : "DESC"
-    const rows = pageStatement<{ answer: string }>(resource, tenantId, query, request, sql.literal(`${recordJson(resource, "answer")} AS answer`))
-    return sql<{ n: number; lines: string | null }>`SELECT count(*)::int AS n, string_agg(p.answer, E'\\n' ORDER BY p."__sort_key" ${sql.literal(dir)}, p."__id" ${sql.literal(dir)}) AS lines
-      FROM (${rows}) p`.pipe(
+    const { where, order, limit } = pageBounds(resource, tenantId, query, request)
+    return sql<{ n: number; lines: string | null }>`SELECT count(*)::int AS n, string_agg(row_to_json(a)::text, E'\\n') AS lines
+      FROM (SELECT ${sql.literal(answerColumns(resource))} FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}) a`.pipe(
       Effect.orDie,
       Effect.map((result) => ({ count: Number(result[0].n), lines: result[0].lines ?? "" }))
     )
