@@ -32,7 +32,8 @@ const names = () => resources.map((resource) => resource.name).join(", ")
 /**
  * Records a page of the walk: fewer round trips than the API's 100, still a flat memory profile.
  * A record with children (an order and its items) is several times larger: half the page keeps
- * the three pages in flight (one written, two being built) as small.
+ * the three pages in flight (one written, two being built) as small. NDJSON pages are at most
+ * this: the engine sizes them to their text once the first has come.
  */
 const pageSize = (resource: AnyResource) => (resource.children.length > 0 ? 500 : 1000)
 

@@ -203,7 +203,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
   /**
    * `walk` with each record as JSON text, built by the store and never parsed here: what an
    * export writes. `onPage` receives a page as NDJSON lines (no line break after the last) and
-   * how many records they are.
+   * how many records they are; pages hold at most `size` records, fewer where records are large.
    */
   readonly walkAnswers: LinesWalk
   /** One record by a declared lookup (`code`, `swift`, `iso2`, `tax-id`, …). */
@@ -359,19 +359,29 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const RANGES_AHEAD = 2
 
         /**
+         * About how much text a range holds once the first has shown how large the records are: each
+         * range is one string in the host (three at a time), and strings this large live outside
+         * V8's young generation until a full collection, so the size of a range is what the peak
+         * memory follows. Products (~750 bytes) come ~500 a range, orders with items fewer.
+         */
+        const RANGE_TEXT = 384 * 1024
+        const FEWEST_PER_RANGE = 50
+        const FIRST_RANGE = 100
+
+        /**
          * Building answers is the costliest part of an export, and the store's: where the sort bounds
          * ranges (not a nullable field), the next ranges are found by their keys alone and built on
          * other connections while this one is written, in order. Each range comes as one text the
          * store joined, so the host handles one string per range, not one per record.
          */
-        const walkAnswers = <E>(resource: AnyResource, principal: Principal, params: QueryParams, size: number, onPage: (lines: string, count: number) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
+        const walkAnswers = <E>(resource: AnyResource, principal: Principal, params: QueryParams, most: number, onPage: (lines: string, count: number) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
           Effect.gen(function* () {
             const query = yield* walkQuery(resource, principal, params)
             const tenantId = principal.tenantId
             if (onTotal) onTotal(yield* repo.count(resource, tenantId, query))
             if (query.sort.field !== "id" && resource.filters[query.sort.field]?.nullable) {
               // No range ends on a nullable key: pages one after another, each positioned by the last one's key.
-              return yield* walkPages((key) => repo.pageAnswers(resource, tenantId, query, { direction: "next", key, take: size }), size,
+              return yield* walkPages((key) => repo.pageAnswers(resource, tenantId, query, { direction: "next", key, take: most }), most,
                 (rows) => onPage(rows.map((row) => row.answer).join("\n"), rows.length))
             }
             return yield* Effect.scoped(Effect.gen(function* () {
@@ -379,6 +389,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               let after: readonly [unknown, string] | null = null
               let ended = false
               let count = 0
+              // The first ranges are few records, whose text sizes the next.
+              let size = Math.min(most, FIRST_RANGE)
               while (true) {
                 while (!ended && pending.length < RANGES_AHEAD) {
                   // (after, end]: a range the next cannot overlap, whatever is written meanwhile.
@@ -390,6 +402,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
                 const next = pending.shift()
                 if (!next) return count
                 const range = yield* Fiber.join(next)
+                if (range.count > 0) size = Math.max(FEWEST_PER_RANGE, Math.min(most, Math.round((RANGE_TEXT * range.count) / range.lines.length)))
                 if (range.count > 0) yield* onPage(range.lines, range.count)
                 count += range.count
               }

@@ -210,9 +210,14 @@ export const makeResourceRepository = Effect.gen(function* () {
 
   const rangeEnd = (resource: AnyResource, tenantId: string, query: ListQuery, after: PageRequest["key"], size: number) => {
     if (sortOf(resource, query).nullable) return Effect.die(new Error(`${resource.name}: a range cannot end on a nullable sort field`))
-    // Keys only: the index walks `size` entries and no record is built.
-    return Effect.map(pageRows<{ n: number }>(resource, tenantId, query, { direction: "next", key: after, take: size }, sql.literal("1 AS n")), (rows) =>
-      rows.length < size ? null : keyOf(rows[rows.length - 1]))
+    // Keys only, and only the `size`-th comes back: the index walks `size` entries, no record is
+    // built and the host decodes one row, not a range's worth.
+    const { sortSql, where, order } = pageBounds(resource, tenantId, query, { direction: "next", key: after, take: size })
+    return sql<{ __sort_key: unknown; __id: unknown }>`SELECT ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
+      FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} OFFSET ${size - 1} LIMIT 1`.pipe(
+      Effect.orDie,
+      Effect.map((rows) => (rows.length === 0 ? null : keyOf(rows[0])))
+    )
   }
 
   const keyOf = (row: { __sort_key: unknown; __id: unknown }) => [row.__sort_key ?? null, String(row.__id)] as const
