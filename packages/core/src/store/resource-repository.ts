@@ -7,7 +7,7 @@ import type { ColumnType, Fields } from "../engine/field.js"
 import { fieldSql, type FilterField, sqlTypeOf } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
-import { type KeyedAnswer, type KeyedRecord, type PageRequest, ResourceRepository } from "../engine/repository.js"
+import { type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
 import { answerColumns, readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
@@ -237,14 +237,28 @@ export const makeResourceRepository = Effect.gen(function* () {
    * the text `recordJson` builds with a subquery per record, a third cheaper. The aggregate takes
    * the page's rows in the order the page sorted them: an ordered derived table is never merged
    * into the query around it, and a plain aggregate reads its rows as they come.
+   *
+   * A range up to `until` is read with a limit all the same: an index stops at a row comparison's
+   * upper bound only where its first value changes, so without one a range of records sharing a
+   * creation time (a bulk insert) scanned on to the last of them, every range (a million products
+   * scanned half a million index entries a range). The limit is the range's size when its end was
+   * found; a read that reaches it without the end row (records written into the range since) is
+   * read again with a larger one, so the range is always whole, as one statement reads it.
    */
-  const pageLines = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => {
-    const { where, order, limit } = pageBounds(resource, tenantId, query, request)
-    return sql<{ n: number; lines: string | null }>`SELECT count(*)::int AS n, string_agg(row_to_json(a)::text, E'\\n') AS lines
-      FROM (SELECT ${sql.literal(answerColumns(resource))} FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}) a`.pipe(
-      Effect.orDie,
-      Effect.map((result) => ({ count: Number(result[0].n), lines: result[0].lines ?? "" }))
-    )
+  const pageLines = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest): Effect.Effect<PageLines> => {
+    const { where, order } = pageBounds(resource, tenantId, query, request)
+    const columns = answerColumns(resource)
+    const until = request.until && columns.includes(`r.id AS "id"`) ? request.until : undefined
+    const read = (limit: Fragment, endId: string | undefined) =>
+      sql<{ n: number; lines: string | null; ends: boolean | null }>`SELECT count(*)::int AS n, string_agg(row_to_json(a)::text, E'\\n') AS lines,
+        ${endId === undefined ? sql`NULL` : sql`bool_or(a."id" = ${endId}::${idType(resource)})`} AS ends
+        FROM (SELECT ${sql.literal(columns)} FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}) a`.pipe(Effect.orDie, Effect.map((rows) => rows[0]))
+    const answer = (row: { n: number; lines: string | null }): PageLines => ({ count: Number(row.n), lines: row.lines ?? "" })
+    if (!request.until) return Effect.map(read(sql`LIMIT ${request.take}`, undefined), answer)
+    if (!until) return Effect.map(read(sql``, undefined), answer)
+    const whole = (limit: number): Effect.Effect<PageLines> =>
+      Effect.flatMap(read(sql`LIMIT ${limit}`, until[1]), (row) => (Number(row.n) < limit || row.ends ? Effect.succeed(answer(row)) : whole(limit * 4)))
+    return whole(request.take)
   }
 
   const count = (resource: AnyResource, tenantId: string, query: ListQuery) =>
