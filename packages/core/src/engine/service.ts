@@ -362,10 +362,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
          * About how much text a range holds once the first has shown how large the records are: each
          * range is one string in the host (three at a time), and strings this large live outside
          * V8's young generation until a full collection, so the size of a range is what the peak
-         * memory follows. Products (~750 bytes) come ~500 a range, orders with items fewer.
+         * memory follows. Products (~750 bytes) come ~350 a range, orders with items (~3.5 KB) 125.
          */
-        const RANGE_TEXT = 384 * 1024
-        const FEWEST_PER_RANGE = 50
+        const RANGE_TEXT = 256 * 1024
         const FIRST_RANGE = 100
 
         /**
@@ -402,7 +401,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
                 const next = pending.shift()
                 if (!next) return count
                 const range = yield* Fiber.join(next)
-                if (range.count > 0) size = Math.max(FEWEST_PER_RANGE, Math.min(most, Math.round((RANGE_TEXT * range.count) / range.lines.length)))
+                // Never below a quarter of the caller's size: each range costs its statements' planning and round trips.
+                if (range.count > 0) size = Math.max(Math.ceil(most / 4), Math.min(most, Math.round((RANGE_TEXT * range.count) / range.lines.length)))
                 if (range.count > 0) yield* onPage(range.lines, range.count)
                 count += range.count
               }
