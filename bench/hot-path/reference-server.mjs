@@ -36,8 +36,31 @@ const numberOf = (entry) => {
   }
 }
 for (const route of routes.values()) route.number = numberOf(route)
-const parametersOf = (route, statement, fresh) =>
-  route.number === undefined ? statement.values : statement.values.map((value) => (value === route.number || value === String(route.number) ? fresh : value))
+
+// An update is recorded as the read of the record and a write guarded by the `updated_at` it read
+// (`… AND r.updated_at = $n::timestamptz`). Replayed as recorded, the guard names the first replay's
+// value and every later one writes nothing; the reference reads `updated_at` from its own read, as the
+// host does, and guards its write with it.
+const GUARD = /updated_at = \$(\d+)::timestamptz/
+for (const route of routes.values()) {
+  for (const statement of route.statements) {
+    const guard = GUARD.exec(statement.text)
+    if (guard) statement.guardIndex = Number(guard[1]) - 1
+  }
+}
+const UPDATED_AT = /"updated_at":"([^"]+)"/
+const readUpdatedAt = (rows) => {
+  for (const row of rows) for (const value of Object.values(row)) {
+    const found = typeof value === "string" ? UPDATED_AT.exec(value) : null
+    if (found) return found[1]
+  }
+  return undefined
+}
+const parametersOf = (route, statement, fresh, updatedAt) => {
+  const values = route.number === undefined ? statement.values : statement.values.map((value) => (value === route.number || value === String(route.number) ? fresh : value))
+  if (statement.guardIndex === undefined || updatedAt === undefined) return values
+  return values.map((value, index) => (index === statement.guardIndex ? updatedAt : value))
+}
 const digest = (text) => createHash("sha256").update(text).digest()
 const expected = digest(`Bearer ${token}`)
 
@@ -59,9 +82,11 @@ http.createServer((request, response) => {
     const client = await pool.connect()
     try {
       let serialised = 0
+      let updatedAt
       const fresh = route.number === undefined ? undefined : freshNumber++
       for (const statement of route.statements) {
-        const result = await client.query(statement.text, parametersOf(route, statement, fresh))
+        const result = await client.query(statement.text, parametersOf(route, statement, fresh, updatedAt))
+        updatedAt = readUpdatedAt(result.rows) ?? updatedAt
         serialised += JSON.stringify(result.rows).length
       }
       if (serialised < 0) throw new Error("unreachable")

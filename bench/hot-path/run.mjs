@@ -14,6 +14,11 @@ import { measureOutside } from "../startup.mjs"
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const erpBin = path.join(root, "packages/cli/bin/erp.js")
 const quick = process.argv.includes("--quick")
+// `--only <text>`: just the requests whose name contains the text (comma-separated for several), and
+// nothing outside the host: a short loop while working on one path.
+const onlyAt = process.argv.indexOf("--only")
+const only = onlyAt > 0 ? process.argv[onlyAt + 1]?.split(",").map((text) => text.trim().toLowerCase()).filter(Boolean) : undefined
+const chosen = (requests) => only ? Object.fromEntries(Object.entries(requests).filter(([name]) => only.some((text) => name.toLowerCase().includes(text)))) : requests
 const settings = quick
   ? { rounds: 2, seconds: 4, warmupSeconds: 1, connections: 10, cliRuns: 3 }
   : { rounds: 5, seconds: 10, warmupSeconds: 3, connections: 10, cliRuns: 5 }
@@ -182,7 +187,7 @@ const readRequests = {
 
 const rows = []
 console.error(`Reads: ${orders.toLocaleString("en")} sales orders, tenant ${tenantId}; ${settings.rounds} rounds of ${settings.seconds} s, ${settings.connections} connections`)
-rows.push(...await compare("read", readUrl, readToken, readRequests, {}))
+if (Object.keys(chosen(readRequests)).length > 0) rows.push(...await compare("read", readUrl, readToken, chosen(readRequests), {}))
 
 if (writeUrl) {
   const tenant = erp(["tenants", "create", "--name", `Bench ${new Date().toISOString()}`, "--country", "BR", "--json"], { DATABASE_URL: writeUrl })
@@ -192,11 +197,12 @@ if (writeUrl) {
   const customer = (await writePool.query("INSERT INTO customers (tenant_id, legal_name, tax_id) VALUES ($1, 'Bench customer', '11222333000181') RETURNING id", [tenant.id])).rows[0].id
   await writePool.end()
   const item = (n) => ({ product_id: target, item_description: `Item ${n}`, quantity: String(n), unit_price: "52.50", discount_amount: "1.25" })
-  rows.push(...await compare("write", writeUrl, writeToken, {
+  const writeRequests = chosen({
     "create a product": { method: "POST", path: "/products", body: { name: "Bench product", sale_price: "12.50", tags: ["bench"] } },
     "update a product": { method: "PATCH", path: `/products/${target}`, bodies: [{ name: "Bench product, renamed", sale_price: "13.75" }, { name: "Bench product", sale_price: "12.50" }] },
     "create a sales order, 3 items": { method: "POST", path: "/sales-orders", body: { customer_id: customer, operation_type: "sale", product_type: "goods", order_date: "2026-11-20", items: [item(1), item(2), item(3)] } }
-  }, {}))
+  })
+  if (Object.keys(writeRequests).length > 0) rows.push(...await compare("write", writeUrl, writeToken, writeRequests, {}))
 } else {
   console.error("BENCH_WRITE_DATABASE_URL not set: writes skipped")
 }
@@ -253,15 +259,15 @@ const exportRun = (resource, tenant) => new Promise((resolve, reject) => {
 })
 
 const exports = []
-for (const rows of [10_000, 1_000_000]) exports.push({ name: `products, ${rows.toLocaleString("en")}`, ...await exportRun("products", await exportTenant(rows)) })
-if (!quick) exports.push({ name: `sales orders with items, ${orders.toLocaleString("en")}`, ...await exportRun("sales-orders", tenantId) })
+if (!only) for (const rows of [10_000, 1_000_000]) exports.push({ name: `products, ${rows.toLocaleString("en")}`, ...await exportRun("products", await exportTenant(rows)) })
+if (!quick && !only) exports.push({ name: `sales orders with items, ${orders.toLocaleString("en")}`, ...await exportRun("sales-orders", tenantId) })
 for (const run of exports) console.error(`export ${run.name}: ${run.rowsPerSecond.toFixed(0)} rows/s, peak RSS ${run.peakRssMiB.toFixed(0)} MiB`)
 
 // Embedded start (a new folder, the same folder again) and CLI commands on PostgreSQL: bench/startup.mjs.
-const outside = await measureOutside({ bins: [erpBin], runs: settings.cliRuns, databaseUrl: readUrl, tenantId, log: (line) => console.error(line) })
+const outside = only ? [] : await measureOutside({ bins: [erpBin], runs: settings.cliRuns, databaseUrl: readUrl, tenantId, log: (line) => console.error(line) })
 const outsideFigure = (name) => outside.find((row) => row.name === name)?.results[0]
-const freshStartMs = outsideFigure("embedded start, new folder").wallMs
-const existingStartMs = outsideFigure("embedded start, existing folder").wallMs
+const freshStartMs = outsideFigure("embedded start, new folder")?.wallMs
+const existingStartMs = outsideFigure("embedded start, existing folder")?.wallMs
 const cli = Object.fromEntries(outside.filter((row) => row.name.startsWith("erp ")).map((row) => [`${row.name} (PostgreSQL)`.replace("--version (PostgreSQL)", "--version"), row.results[0].wallMs]))
 
 // ---- Report ----
@@ -273,7 +279,7 @@ const lines = [
   ...rows.map((row) =>
     `| ${row.name} | ${row.statements} | ${row.sameBytes === true ? "yes" : row.sameBytes || "NO"} | ${fixed(row.erp.rps)} | ${fixed(row.reference.rps)} | ${fixed(row.ratio, 2)} | ${fixed(row.erp.p50, 1)} / ${fixed(row.reference.p50, 1)} | ${fixed(row.erp.p99, 1)} / ${fixed(row.reference.p99, 1)} | ${fixed(row.erp.cpuPerRequest, 2)} / ${fixed(row.reference.cpuPerRequest, 2)} | ${row.erp.non2xx + row.erp.errors} / ${row.reference.non2xx + row.reference.errors} |`),
   "",
-  `Embedded store start to the first 200 on /health (median of ${settings.cliRuns}): fresh folder ${fixed(freshStartMs)} ms, existing folder ${fixed(existingStartMs)} ms`,
+  ...(only ? [] : [`Embedded store start to the first 200 on /health (median of ${settings.cliRuns}): fresh folder ${fixed(freshStartMs)} ms, existing folder ${fixed(existingStartMs)} ms`]),
   ...outside.filter((row) => row.name.startsWith("erp ")).map((row) => `${row.name}${row.name === "erp --version" ? "" : " (PostgreSQL)"}: ${fixed(row.results[0].wallMs)} ms, CPU ${fixed(row.results[0].cpuMs)} ms (median of ${settings.cliRuns})`),
   ...exports.map((run) => `erp export ${run.name}: ${fixed(run.rowsPerSecond)} rows/s in ${fixed(run.seconds, 1)} s, peak RSS ${fixed(run.peakRssMiB)} MiB`)
 ]
@@ -300,8 +306,8 @@ const machine = {
 }
 const resultsDir = path.join(root, "bench/results")
 fs.mkdirSync(resultsDir, { recursive: true })
-const file = path.join(resultsDir, `hot-path-${new Date().toISOString().replace(/[:.]/g, "-")}${quick ? "-quick" : ""}.json`)
-fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), commit, quick, settings, machine, orders, rows, embeddedStart: { freshMs: freshStartMs, existingMs: existingStartMs }, cliMs: cli, outside, exports }, null, 2)}\n`)
+const file = path.join(resultsDir, `hot-path-${new Date().toISOString().replace(/[:.]/g, "-")}${quick ? "-quick" : ""}${only ? "-only" : ""}.json`)
+fs.writeFileSync(file, `${JSON.stringify({ date: new Date().toISOString(), commit, quick, only: only ?? null, settings, machine, orders, rows, embeddedStart: { freshMs: freshStartMs, existingMs: existingStartMs }, cliMs: cli, outside, exports }, null, 2)}\n`)
 console.error(`Written ${path.relative(root, file)}`)
 fs.rmSync(tmp, { recursive: true, force: true })
 process.exit(0)

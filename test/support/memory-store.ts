@@ -2,6 +2,7 @@ import {
   builtInTaxEngine,
   type AnyResource,
   CatalogLookup,
+  type ChildCollection,
   CursorSecret,
   SecretBox,
   type DomainEvent,
@@ -55,6 +56,21 @@ export const makeMemoryStore = () => {
     return id
   }
 
+  const insertChildren = (collection: ChildCollection, tenantId: string, parentId: string, rows: ReadonlyArray<Row>) => {
+    const table = tableOf(collection.table)
+    for (const values of rows) {
+      const id = randomUUID()
+      table.set(id, { ...clone(values), id, tenant_id: tenantId, [collection.parentKey]: parentId, created_at: now(), updated_at: now() })
+    }
+  }
+
+  const nextNumberOf = (tenantId: string, sequence: string) => {
+    const key = `${tenantId}:${sequence}`
+    const next = (sequences.get(key) ?? 0) + 1
+    sequences.set(key, next)
+    return next
+  }
+
   const unsupported = () => Effect.die(new Error("the memory store does not page"))
 
   const repository = ResourceRepository.of({
@@ -72,9 +88,15 @@ export const makeMemoryStore = () => {
         const row = find(resource, tenantId, id, true)
         return row ? [assemble(resource, row)] : []
       })),
-    missing: (resource, tenantId, ids) => Effect.sync(() => ids.map(String).filter((id) => !find(resource, tenantId, id))),
+    missing: (tenantId, lookups) => Effect.sync(() => lookups.map(({ resource, ids }) => ids.map(String).filter((id) => !find(resource, tenantId, id)))),
     insert: (resource, tenantId, values) => Effect.sync(() => insertRow(resource, tenantId, values)),
-    insertReturning: (resource, tenantId, values) => Effect.sync(() => assemble(resource, find(resource, tenantId, insertRow(resource, tenantId, values))!)),
+    insertReturning: (resource, tenantId, values, options = {}) =>
+      Effect.sync(() => {
+        const number = options.number ? { [options.number.field]: nextNumberOf(tenantId, options.number.sequence) } : {}
+        const id = insertRow(resource, tenantId, { ...values, ...number })
+        for (const { collection, rows } of options.children ?? []) insertChildren(collection, tenantId, id, rows)
+        return assemble(resource, find(resource, tenantId, id)!)
+      }),
     update: (resource, tenantId, id, values) =>
       Effect.sync(() => {
         const row = find(resource, tenantId, id, true)!
@@ -99,18 +121,9 @@ export const makeMemoryStore = () => {
         const table = tableOf(collection.table)
         for (const id of plan.remove) table.delete(id)
         for (const change of plan.update) Object.assign(table.get(change.id)!, clone(change.values), { updated_at: now() })
-        for (const values of plan.insert) {
-          const id = randomUUID()
-          table.set(id, { ...clone(values), id, tenant_id: tenantId, [collection.parentKey]: parentId, created_at: now(), updated_at: now() })
-        }
+        insertChildren(collection, tenantId, parentId, plan.insert)
       }),
-    nextNumber: (tenantId, sequence) =>
-      Effect.sync(() => {
-        const key = `${tenantId}:${sequence}`
-        const next = (sequences.get(key) ?? 0) + 1
-        sequences.set(key, next)
-        return next
-      })
+    nextNumber: (tenantId, sequence) => Effect.sync(() => nextNumberOf(tenantId, sequence))
   })
 
   const units = UnitsOfWork.of({

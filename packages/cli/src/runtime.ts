@@ -1,5 +1,5 @@
 import { describeStore, explainStartupFailure, layerCore, resolveStoreLocation, type StoreLocation } from "@erp/core"
-import { Cause, Effect, Exit, type Layer, ManagedRuntime, Option, Runtime } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Runtime } from "effect"
 
 /** Options every command takes to find the store, and `--verbose`. */
 export interface StoreFlags {
@@ -48,7 +48,9 @@ export const runWithCore = async <A, E>(
   effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof layerCore>>>
 ): Promise<A> => {
   const store = storeFrom(flags)
-  const runtime = ManagedRuntime.make(layerCore(store))
+  // No tracer can be installed in the CLI: spans would only be made to be dropped (and a statement
+  // outside a transaction goes to the driver directly only when nothing traces it).
+  const runtime = ManagedRuntime.make(Layer.merge(layerCore(store), Layer.setTracerEnabled(false)))
   try {
     try {
       await runtime.runtime()

@@ -15,33 +15,37 @@ export const etagOfBody = (resource: AnyResource, body: unknown): string | undef
   body !== null && typeof body === "object" && !Array.isArray(body) && "id" in body ? recordEtag(resource, body as Row) : undefined
 
 /** The JSON answer of one record, with its ETag. */
-export const recordResponse = (resource: AnyResource, body: unknown, status = 200) => {
-  const etag = etagOfBody(resource, body)
-  return HttpServerResponse.unsafeJson(body, { status, ...(etag ? { headers: { etag } } : {}) })
-}
+export const recordResponse = (resource: AnyResource, body: unknown, status = 200, etag = etagOfBody(resource, body)) =>
+  HttpServerResponse.unsafeJson(body, { status, ...(etag ? { headers: { etag } } : {}) })
 
-const tagsOf = (request: HttpServerRequest.HttpServerRequest, header: "if-match" | "if-none-match") => {
+/** The entity tags a conditional header lists (undefined without the header), or the 400 for a malformed one. */
+const tagsOf = (request: HttpServerRequest.HttpServerRequest, header: "if-match" | "if-none-match"): ReadonlyArray<string> | undefined | ReturnType<typeof apiError> => {
   const value = request.headers[header]
-  if (value === undefined) return Effect.succeed(undefined)
+  if (value === undefined) return undefined
   const tags = parseEntityTags(value)
   return tags.length === 0
-    ? Effect.fail(apiError(400, `${header === "if-match" ? "If-Match" : "If-None-Match"} must be * or a list of quoted entity tags (as the ETag header gives them), got ${JSON.stringify(value)}`, "INVALID_HEADER"))
-    : Effect.succeed(tags)
+    ? apiError(400, `${header === "if-match" ? "If-Match" : "If-None-Match"} must be * or a list of quoted entity tags (as the ETag header gives them), got ${JSON.stringify(value)}`, "INVALID_HEADER")
+    : tags
 }
 
+const isTags = (tags: ReturnType<typeof tagsOf>): tags is ReadonlyArray<string> | undefined => tags === undefined || Array.isArray(tags)
+
 /** The precondition `If-Match` states, for the engine to check inside the write. */
-export const preconditionOf = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Precondition | undefined, ReturnType<typeof apiError>> =>
-  Effect.map(tagsOf(request, "if-match"), (tags) => (tags ? { ifMatch: tags } : undefined))
+export const preconditionOf = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Precondition | undefined, ReturnType<typeof apiError>> => {
+  const tags = tagsOf(request, "if-match")
+  return isTags(tags) ? Effect.succeed(tags ? { ifMatch: tags } : undefined) : Effect.fail(tags)
+}
 
 /**
  * The answer to a record read: 304 (no body, the tag repeated) when `If-None-Match` names
  * the current tag (weak comparison, as RFC 9110 asks for GET), else the record.
  */
-export const readResponse = (request: HttpServerRequest.HttpServerRequest, resource: AnyResource, body: unknown) =>
-  Effect.map(tagsOf(request, "if-none-match"), (tags) => {
-    const etag = etagOfBody(resource, body)
-    if (etag && tags && matchesAny(tags.map((tag) => tag.replace(/^W\//, "")), etag)) {
-      return HttpServerResponse.empty({ status: 304, headers: { etag } })
-    }
-    return recordResponse(resource, body)
-  })
+export const readResponse = (request: HttpServerRequest.HttpServerRequest, resource: AnyResource, body: unknown) => {
+  const tags = tagsOf(request, "if-none-match")
+  if (!isTags(tags)) return Effect.fail(tags)
+  const etag = etagOfBody(resource, body)
+  if (etag && tags && matchesAny(tags.map((tag) => tag.replace(/^W\//, "")), etag)) {
+    return Effect.succeed(HttpServerResponse.empty({ status: 304, headers: { etag } }))
+  }
+  return Effect.succeed(recordResponse(resource, body, 200, etag))
+}

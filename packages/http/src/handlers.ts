@@ -51,8 +51,13 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
         Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, effect)).pipe(
           Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : error))
         )
-      const respond = <A>(effect: Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
-        gated(effect.pipe(mapDomain, Effect.map((body) => json(body, status))))
+      /** `gated` for the engine's work with the caller, its domain errors answered as the API's. */
+      const withCaller = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>) =>
+        Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, work(caller))).pipe(
+          Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : toApiError(error)))
+        )
+      const respond = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
+        Effect.map(withCaller(work), (body) => json(body, status))
       const nested = resource.nestedUnder
       /** Under a parent (`/webhook-endpoints/{parentId}/deliveries`): the parent must be the caller's (else its 404), the record its own. */
       const underParent = (caller: Principal, path: Readonly<Record<string, string>>, id?: string) =>
@@ -71,34 +76,28 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
           : queryParams(request)
       const byName: Record<string, Handler> = {
         list: ({ path, request }) =>
-          gated(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path)))).pipe(
-            mapDomain,
-            Effect.map(pageResponse)
-          )),
-        search: ({ request }) => respond(Effect.flatMap(principal, (caller) => engine.search(resource, caller, queryParams(request)))),
+          Effect.map(
+            withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path))) : engine.listAnswers(resource, caller, listParams(request, path))),
+            pageResponse
+          ),
+        search: ({ request }) => respond((caller) => engine.search(resource, caller, queryParams(request))),
         get: ({ path, request }) =>
           Effect.flatMap(
-            gated(Effect.flatMap(principal, (caller) => Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request)))).pipe(mapDomain)),
+            withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
             (record) => readResponse(request, resource, record)
           ),
         create: ({ request }) =>
           Effect.flatMap(readJsonBody(request), (body) =>
-            idempotent(keys, request, body, gated(Effect.flatMap(principal, (caller) => engine.create(resource, caller, body)).pipe(mapDomain, Effect.map((record) => recordResponse(resource, record, 201)))))),
+            idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.create(resource, caller, body)), (record) => recordResponse(resource, record, 201)))),
         update: ({ path, request }) =>
           Effect.gen(function* () {
             const body = yield* readJsonBody(request)
             const precondition = yield* preconditionOf(request)
-            return yield* idempotent(keys, request, body, gated(Effect.flatMap(principal, (caller) => engine.update(resource, caller, path.id, body, { precondition })).pipe(
-              mapDomain,
-              Effect.map((record) => recordResponse(resource, record))
-            )))
+            return yield* idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.update(resource, caller, path.id, body, { precondition })), (record) => recordResponse(resource, record)))
           }),
         remove: ({ path, request }) =>
           Effect.flatMap(preconditionOf(request), (precondition) =>
-            gated(Effect.flatMap(principal, (caller) => engine.remove(resource, caller, path.id, { precondition })).pipe(
-              mapDomain,
-              Effect.as(HttpServerResponse.empty({ status: 204 }))
-            )))
+            Effect.as(withCaller((caller) => engine.remove(resource, caller, path.id, { precondition })), HttpServerResponse.empty({ status: 204 })))
       }
       for (const action of resource.actions ?? []) {
         byName[`action_${action.name}`] = ({ path, request }) =>
@@ -121,7 +120,7 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
       }
       for (const lookup of resource.lookups ?? []) {
         byName[`lookup_${lookup.name}`] = ({ path, request }) =>
-          respond(Effect.flatMap(principal, (caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter], queryParams(request))))
+          respond((caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter], queryParams(request)))
       }
       const names = Object.keys(api.groups[resource.name].endpoints)
       const built = names.reduce((chain, name) => chain.handleRaw(name, byName[name]), handlers as unknown as RawHandlers)

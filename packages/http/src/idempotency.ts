@@ -66,10 +66,19 @@ export const idempotent = <R>(
   request: HttpServerRequest.HttpServerRequest,
   body: unknown,
   run: Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, R>
+) => {
+  const key = request.headers["idempotency-key"]
+  return key === undefined ? run : runOnce(keys, request, body, run, key)
+}
+
+const runOnce = <R>(
+  keys: IdempotencyKeys["Type"],
+  request: HttpServerRequest.HttpServerRequest,
+  body: unknown,
+  run: Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, R>,
+  key: string
 ) =>
   Effect.gen(function* () {
-    const key = request.headers["idempotency-key"]
-    if (key === undefined) return yield* run
     if (!KEY.test(key)) {
       return yield* Effect.fail(apiError(400, `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters without spaces (a UUID is a good key)`, "INVALID_IDEMPOTENCY_KEY"))
     }

@@ -48,7 +48,7 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
       // The same per-credential limits as the REST routes; a user's token counts under the user (no tenant is chosen yet).
       const identity = identified.right
       const limited = yield* Effect.either(
-        limitCredential(identity.kind === "bound" ? identity.principal : { credential: { id: `user:${identity.userId}` } }).pipe(Effect.provideService(CredentialRateLimiter, limiter))
+        limitCredential(identity.kind === "bound" ? identity.principal : { credential: { id: `user:${identity.userId}` } }, limiter)
       )
       if (limited._tag === "Left") return HttpServerResponse.unsafeJson(limited.left, { status: 429 })
       let body: unknown = undefined

@@ -1,6 +1,6 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { OAuthConfig } from "@erp/core"
-import { Context, Effect, Option } from "effect"
+import { Context, Effect, FiberRef, HashMap, Option } from "effect"
 import { bearerChallenge, publicUrl } from "./public-url.js"
 import { randomUUID } from "node:crypto"
 import { errorBody } from "./errors.js"
@@ -24,7 +24,7 @@ const DEFAULT_MESSAGES: Record<number, string> = {
  * (unknown route, defect): the spec's error body where there is none, the
  * request id, the version, and the challenge on 401.
  */
-const finalize = (requestId: string, path: string, issuer: string) => (response: HttpServerResponse.HttpServerResponse) => {
+const finalize = (requestId: string, path: string, issuer: () => string, trace?: RequestTrace) => (response: HttpServerResponse.HttpServerResponse) => {
   let out = response
   if (out.status >= 400 && out.body._tag === "Empty") {
     const message = out.status === 404 ? `No route for ${path}` : DEFAULT_MESSAGES[out.status] ?? "Request failed"
@@ -36,9 +36,10 @@ const finalize = (requestId: string, path: string, issuer: string) => (response:
     out = HttpServerResponse.setHeader(out, "retry-after", String(RETRY_AFTER_SECONDS))
   }
   if (out.status === 401 && !out.headers["www-authenticate"]) {
-    out = HttpServerResponse.setHeader(out, "www-authenticate", bearerChallenge(issuer))
+    out = HttpServerResponse.setHeader(out, "www-authenticate", bearerChallenge(issuer()))
   }
-  return out.pipe(HttpServerResponse.setHeader("x-request-id", requestId), HttpServerResponse.setHeader("api-version", CURRENT_VERSION))
+  const headers = { ...trace?.responseHeaders, "x-request-id": requestId, "api-version": CURRENT_VERSION }
+  return HttpServerResponse.setHeaders(out, headers)
 }
 
 /**
@@ -47,27 +48,37 @@ const finalize = (requestId: string, path: string, issuer: string) => (response:
  */
 export class ArrivedAs extends Context.Tag("erp/http/ArrivedAs")<ArrivedAs, { readonly path: string; readonly routed: boolean }>() {}
 
-/** Around every request: request id, `api-version` check, and `finalize` on the way out. */
+/**
+ * Around every request: request id, `api-version` check, and `finalize` on the way out.
+ * The platform runs each request in a fiber of its own, so the request's trace and log
+ * annotation are set on that fiber rather than scoped around the app (a scoped change of a
+ * fiber ref is a dozen operations of the runtime, on every request).
+ */
 export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.withFiberRuntime((fiber) => {
+    const context = fiber.currentContext
+    const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest)
     const incoming = request.headers["x-request-id"]
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
-    const config = yield* Effect.serviceOption(OAuthConfig)
-    const issuer = Option.isSome(config) ? publicUrl(config.value, request) : `http://${request.headers.host ?? "localhost"}`
-    const arrived = yield* Effect.serviceOption(ArrivedAs)
-    const path = Option.match(arrived, { onNone: () => request.url.split("?")[0], onSome: ({ path }) => path })
-    const done = finalize(requestId, `${request.method} ${path}`, issuer)
+    const config = Context.getOption(context, OAuthConfig)
+    const issuer = () => Option.isSome(config) ? publicUrl(config.value, request) : `http://${request.headers.host ?? "localhost"}`
+    const arrived = Context.getOption(context, ArrivedAs)
+    const path = Option.isSome(arrived) ? arrived.value.path : request.url.split("?")[0]
+    const trace: RequestTrace = { requestId, method: request.method, path }
+    const done = finalize(requestId, `${request.method} ${path}`, issuer, trace)
     const version = request.headers["api-version"]
     if (version !== undefined && !(SUPPORTED_VERSIONS as ReadonlyArray<string>).includes(version)) {
       const message = `Invalid api-version "${version}". Accepted versions: ${SUPPORTED_VERSIONS.join(", ")}. Current version: ${CURRENT_VERSION}.`
-      return done(HttpServerResponse.unsafeJson(errorBody(400, message, "INVALID_API_VERSION"), { status: 400 }))
+      return Effect.succeed(done(HttpServerResponse.unsafeJson(errorBody(400, message, "INVALID_API_VERSION"), { status: 400 })))
     }
-    if (Option.isSome(arrived) && !arrived.value.routed) return done(HttpServerResponse.empty({ status: 404 }))
-    const trace: RequestTrace = { requestId, method: request.method, path }
-    yield* HttpApp.appendPreResponseHandler((_request, response) => {
-      const out = done(response)
-      return out.status >= 500 ? Effect.as(logServerError(trace, out.status), out) : Effect.succeed(out)
-    })
-    return yield* app.pipe(Effect.annotateLogs({ request_id: requestId }), Effect.locally(CurrentTrace, trace))
+    if (Option.isSome(arrived) && !arrived.value.routed) return Effect.succeed(done(HttpServerResponse.empty({ status: 404 })))
+    const annotations = HashMap.set(fiber.getFiberRef(FiberRef.currentLogAnnotations), "request_id", requestId)
+    return FiberRef.set(CurrentTrace, trace).pipe(
+      Effect.zipRight(FiberRef.set(FiberRef.currentLogAnnotations, annotations)),
+      Effect.zipRight(HttpApp.appendPreResponseHandler((_request, response) => {
+        const out = done(response)
+        return out.status >= 500 ? Effect.as(logServerError(trace, out.status), out) : Effect.succeed(out)
+      })),
+      Effect.zipRight(app)
+    )
   })

@@ -1,6 +1,6 @@
 import { HttpApiBuilder, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { errorBody, type StoreFailure, storeFailureOf } from "@erp/core"
-import { Cause, Effect, FiberRef, Option } from "effect"
+import { Cause, Context, Effect, FiberRef, Option } from "effect"
 
 /** What one request did that a log line of its failure should say; filled as the request goes. */
 export interface RequestTrace {
@@ -8,16 +8,13 @@ export interface RequestTrace {
   readonly method: string
   readonly path: string
   tenantId?: string
+  /** Fields every answer to the request carries (the credential's RateLimit-*), whatever it ends with. */
+  responseHeaders?: Record<string, string>
   failure?: { readonly tag: string; readonly message: string; readonly cause?: string }
 }
 
 /** The request's trace, seen by every fiber of the request (the authentication notes the tenant in it). */
 export const CurrentTrace = FiberRef.unsafeMake<RequestTrace | undefined>(undefined)
-
-export const noteTenant = (tenantId: string) =>
-  Effect.flatMap(FiberRef.get(CurrentTrace), (trace) => Effect.sync(() => {
-    if (trace) trace.tenantId = tenantId
-  }))
 
 const RETRY_PAUSE = "100 millis"
 
@@ -69,9 +66,9 @@ const isConnectionLost = (cause: Cause.Cause<unknown>) => storeFailureOf(cause) 
  * connection died under it runs once more, on a new connection; nothing else is retried.
  */
 export const handleServerFailures = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const trace = (yield* FiberRef.get(CurrentTrace)) ?? { requestId: "unknown", method: request.method, path: request.url.split("?")[0] }
+  Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+    const trace = fiber.getFiberRef(CurrentTrace) ?? { requestId: "unknown", method: request.method, path: request.url.split("?")[0] }
     const isRead = request.method === "GET" || request.method === "HEAD"
     const attempt = (retried: boolean): HttpApp.Default<E, R> =>
       app.pipe(
@@ -85,7 +82,7 @@ export const handleServerFailures = <E, R>(app: HttpApp.Default<E, R>): HttpApp.
             : Effect.succeed(answerFailure(cause, trace))
         )
       )
-    return yield* attempt(false)
+    return attempt(false)
   })
 
 /** `handleServerFailures` as the API's middleware layer. */

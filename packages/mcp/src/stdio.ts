@@ -38,7 +38,8 @@ const DRAIN_MS = 30_000
 
 export const runStdio = async (options: StdioCredential & { readonly store: StoreLocation }): Promise<void> => {
   const restoreConsole = routeConsoleToStderr()
-  const runtime = ManagedRuntime.make(layerCore(options.store).pipe(Layer.provideMerge(layerStderrLogger)))
+  // Nothing traces the stdio server: no spans, and statements outside a transaction go to the driver directly.
+  const runtime = ManagedRuntime.make(layerCore(options.store).pipe(Layer.provideMerge(layerStderrLogger), Layer.merge(Layer.setTracerEnabled(false))))
   const signals = ["SIGINT", "SIGTERM"] as const
   let stop = () => {}
   let finishThenStop = () => {}

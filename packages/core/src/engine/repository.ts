@@ -7,6 +7,31 @@ import type { ListQuery } from "./list-query.js"
 import type { AnyResource, ChildCollection, Row } from "./resource.js"
 import type { StatementEvent } from "./unit-of-work.js"
 
+/** Ids that should name live records of `resource` (a write's references to it). */
+export interface ReferenceLookup {
+  readonly resource: AnyResource
+  readonly ids: ReadonlyArray<string | number>
+  readonly scope?: FilterNode | undefined
+}
+
+/** What an `insertReturning` writes beside the record, in its statement. */
+export interface InsertOptions {
+  readonly event?: StatementEvent
+  /** The field set to the next number of the tenant's sequence `sequence` (gapless: it commits with the record). */
+  readonly number?: { readonly field: string; readonly sequence: string }
+  /** New children of each collection, in their order (their positions set). */
+  readonly children?: ReadonlyArray<{ readonly collection: ChildCollection; readonly rows: ReadonlyArray<Row> }>
+}
+
+/** What an `updateReturning` writes beside the record, in its statement. */
+export interface UpdateOptions {
+  readonly event?: StatementEvent
+  /** The record's `updated_at` as read: nothing is written when another write moved it since. */
+  readonly unchangedSince?: string
+  /** The changes of each collection's children (those of an empty plan cost nothing). */
+  readonly children?: ReadonlyArray<{ readonly collection: ChildCollection; readonly plan: ChildPlan }>
+}
+
 /** A record of a page (decoded, embeds and children in place) with the key that positions it (sort value, id). */
 export interface KeyedRecord {
   readonly record: Row
@@ -67,24 +92,31 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   readonly findByIds: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Row>>
   /** The first `limit` rows matching `filter`, in the default order (live ones unless `withDeleted`). */
   readonly findMany: (resource: AnyResource, tenantId: string, filter: FilterNode, options: FindOptions & { readonly limit: number }) => Effect.Effect<ReadonlyArray<Row>>
-  /** Of `ids`, those that name no live record of `resource` the tenant can see (within `scope`, a catalog's scope rules). */
-  readonly missing: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>, scope?: FilterNode) => Effect.Effect<ReadonlyArray<string>>
+  /**
+   * For each lookup, those of its `ids` that name no live record of its resource the tenant can
+   * see (within `scope`, a catalog's scope rules): every lookup in one query.
+   */
+  readonly missing: (tenantId: string, lookups: ReadonlyArray<ReferenceLookup>) => Effect.Effect<ReadonlyArray<ReadonlyArray<string>>>
 
   readonly insert: (resource: AnyResource, tenantId: string, values: Row) => Effect.Effect<string, WriteFailure>
-  /** Inserts and answers the stored record as `findById` would, in the same statement (with `event`, the event's rows too). */
-  readonly insertReturning: (resource: AnyResource, tenantId: string, values: Row, options?: { readonly event?: StatementEvent }) => Effect.Effect<Row, WriteFailure>
+  /**
+   * Inserts and answers the stored record as `findById` would, in the same statement: with
+   * `event`, the event's rows too; with `number`, the record's next number of the tenant's
+   * sequence; with `children`, its new children.
+   */
+  readonly insertReturning: (resource: AnyResource, tenantId: string, values: Row, options?: InsertOptions) => Effect.Effect<Row, WriteFailure>
   readonly update: (resource: AnyResource, tenantId: string, id: string, values: Row) => Effect.Effect<void, WriteFailure>
   /**
    * Updates and answers the record's new state as `findById` would, in the same statement (with
-   * `event`, the event's rows too). With `unchangedSince` (the `updated_at` read), nothing is
-   * written and none answered when another write came since.
+   * `event`, the event's rows too; with `children`, their changes). With `unchangedSince` (the
+   * `updated_at` read), nothing is written and none answered when another write came since.
    */
   readonly updateReturning: (
     resource: AnyResource,
     tenantId: string,
     id: string,
     values: Row,
-    options?: { readonly event?: StatementEvent; readonly unchangedSince?: string }
+    options?: UpdateOptions
   ) => Effect.Effect<Option.Option<Row>, WriteFailure>
   /** Sets or clears `deleted_at` (and writes `values` with it); false when the record was not in the opposite state. */
   readonly setDeleted: (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values?: Row) => Effect.Effect<boolean, WriteFailure>

@@ -297,6 +297,12 @@ export interface ResourceDeclaration<F extends Fields> {
    * so an update that changed nothing else still counts as one.
    */
   readonly afterWrite?: (context: WriteHookContext) => Effect.Effect<boolean | void, WriteError, WriteServices>
+  /**
+   * Whether `afterWrite` has anything to do for this write (absent: always). A create whose hook
+   * has nothing to do is one statement (record, number, children, event); one whose hook runs
+   * needs a transaction around the record and what the hook writes.
+   */
+  readonly afterWriteApplies?: (operation: "create" | "update", draft: Draft) => boolean
   /** Runs before a soft delete, in its unit of work, with the record locked: refuse (422) or take related records along. */
   readonly beforeRemove?: (context: RemoveHookContext) => Effect.Effect<void, WriteError, WriteServices>
   /**

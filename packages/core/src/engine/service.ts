@@ -1,5 +1,6 @@
-import { Context, Effect, Fiber, Layer, Option } from "effect"
+import { Cause, Chunk, Context, Effect, Fiber, Layer, Option } from "effect"
 import { authorize, type Principal } from "../auth/principal.js"
+import { traced } from "../traced.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
 import type { TaxEngine } from "../tax/engine.js"
 import { SecretBox } from "../secrets/secret-box.js"
@@ -147,14 +148,21 @@ const splitRevealed = (resource: AnyResource, values: Row): { readonly stored: R
 /** Fails with `error` when there is one. */
 const unlessFailed = <E>(error: E | undefined): Effect.Effect<void, E> => (error === undefined ? Effect.void : Effect.fail(error))
 
+/** A unit tried as one statement that will run again in a transaction. */
+const ranAgain = (cause: Cause.Cause<never>) => Chunk.some(Cause.defects(cause), (defect) => defect instanceof NeedsTransaction)
+
+/** The resource's `afterWrite` when it has something to do for this draft. */
+const afterWriteOf = (resource: AnyResource, operation: "create" | "update", draft: Draft) =>
+  resource.afterWrite && (resource.afterWriteApplies?.(operation, draft) ?? true) ? resource.afterWrite : undefined
+
 /**
- * A create or update whose only write is the record's own statement (no children, hook,
- * numbering or several records): tried without a transaction, its event in that statement.
+ * A create or update whose only write is the record's own statement: tried without a
+ * transaction, its event in that statement. A create's statement holds its number and
+ * children too; a rule or hook that writes, or locks, runs it again in a transaction.
  */
-const createIsOneStatement = (resource: AnyResource) =>
-  resource.children.length === 0 && !resource.afterWrite && !resource.numbering && !resource.createMany
+const createIsOneStatement = (resource: AnyResource) => !resource.createMany
 const updateIsOneStatement = (resource: AnyResource) =>
-  resource.children.length === 0 && !resource.afterWrite && resource.fields.updated_at !== undefined
+  (!resource.afterWrite || resource.afterWriteApplies !== undefined) && resource.fields.updated_at !== undefined
 
 const childrenOf = (record: Row | undefined, name: string): ReadonlyArray<Row> | undefined =>
   record === undefined ? undefined : (record[name] as ReadonlyArray<Row> | undefined) ?? []
@@ -235,6 +243,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const secret = (yield* CursorSecret).key
         /** Records whose update without a lock lost a race lately: their next updates take the lock at once. */
         const racedRecords = new RecentlyRaced()
+        /**
+         * Resources whose create or update tried as one statement lately ran again in a transaction
+         * (a rule that writes, as an invoice's tax snapshots; a hook with work to do), keyed by the
+         * operation: for a while theirs start in one, rather than repeating reads a second attempt redoes.
+         */
+        const needsTransaction = new RecentlyRaced()
         const services = yield* Effect.context<CatalogLookup | TaxEngine | SecretBox>()
 
         /**
@@ -300,12 +314,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const records = (resource: AnyResource, principal: Principal) => (rows: ReadonlyArray<KeyedRecord>, expansions: ReadonlyArray<Expansion>) =>
           Effect.map(applyExpansions(repo, principal, rows.map((row) => row.record), expansions), (expanded) => expanded.map((record) => present(resource, record)))
 
-        const list = Effect.fn("ResourceEngine.list")(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
+        const list = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
           return yield* listing(resource, principal, given, (query, request) => repo.page(resource, principal.tenantId, query, request), records(resource, principal))
-        })
+        }, traced("ResourceEngine.list"))
 
         /** `list` with each record as JSON text: as the store built it, or (expanded records) as encoded here. */
-        const listAnswers = Effect.fn("ResourceEngine.listAnswers")(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
+        const listAnswers = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
           return yield* listing<ReadonlyArray<KeyedAnswer | KeyedRecord>, string>(
             resource,
             principal,
@@ -317,7 +331,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
                 ? Effect.succeed(rows.map((row) => row.answer))
                 : Effect.map(records(resource, principal)(rows as ReadonlyArray<KeyedRecord>, expansions), (answered) => answered.map((record) => JSON.stringify(record)))
           )
-        })
+        }, traced("ResourceEngine.listAnswers"))
 
         /** What every walk checks first: the caller's right to read, the filters, the query (the caller's visibility included). */
         const walkQuery = (resource: AnyResource, principal: Principal, params: QueryParams) =>
@@ -412,19 +426,22 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const found = (resource: AnyResource) =>
           Option.match({ onNone: () => Effect.fail(notFound(resource)), onSome: (row: Row) => Effect.succeed(row) })
 
-        const get = Effect.fn("ResourceEngine.get")(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
-          yield* untrustedParams(params)
+        const get = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
+          // Most reads name no parameter: their checks are skipped rather than run on nothing.
+          const given = params.length > 0
+          if (given) yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
-          const expansions = yield* parseExpand(resource, params)
-          const withDeleted = yield* withDeletedParam(withoutExpand(params))
+          const expansions = given ? yield* parseExpand(resource, params) : []
+          const withDeleted = given ? yield* withDeletedParam(withoutExpand(params)) : false
           const checked = yield* requireId(resource, id)
           const scope = resource.visibility?.byId ? resource.visibility.filter(principal) : undefined
           const row = yield* repo.findById(resource, principal.tenantId, checked, { withDeleted, ...(scope ? { scope } : {}) }).pipe(Effect.flatMap(found(resource)))
+          if (expansions.length === 0) return present(resource, row)
           const [expanded] = yield* applyExpansions(repo, principal, [row], expansions)
           return present(resource, expanded)
-        })
+        }, traced("ResourceEngine.get"))
 
-        const lookup = Effect.fn("ResourceEngine.lookup")(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {
+        const lookup = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {
           yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
           const declared = resource.lookups?.find((candidate) => candidate.name === name)
@@ -441,7 +458,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const filter = and(match, scope, ...selectors)!
           const row = yield* repo.findOne(resource, principal.tenantId, filter).pipe(Effect.flatMap(found(resource)))
           return present(resource, row)
-        })
+        }, traced("ResourceEngine.lookup"))
 
         /** `search?q=…`: a list where `q` is the (required) search text. */
         const search = (resource: AnyResource, principal: Principal, params: QueryParams) =>
@@ -452,31 +469,32 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             return yield* list(resource, principal, [...rest, ["search", q]])
           })
 
-        /** Every reference the draft sets must name a live record the tenant can see (422 naming the field). */
-        /** Every reference the draft sets must name a live record the tenant can see (422 naming the field); one query per resource referenced. */
-        const checkReferences = (resource: AnyResource, principal: Principal, draft: Draft) =>
-          Effect.gen(function* () {
-            const wanted: Array<{ readonly at: string; readonly target: AnyResource; readonly value: string }> = []
-            const collect = (fields: Readonly<Record<string, AnyField>>, values: Row, current: Row | undefined, at: string) => {
-              for (const [name, field] of Object.entries(fields)) {
-                const value = values[name]
-                if (!field.reference || value === null || value === undefined) continue
-                if (current !== undefined && current[name] === value) continue
-                wanted.push({ at: `${at}${name}`, target: field.reference.resource() as AnyResource, value: String(value) })
-              }
+        /** Every reference the draft sets must name a live record the tenant can see (422 naming the field); one query for them all. */
+        const checkReferences = (resource: AnyResource, principal: Principal, draft: Draft) => {
+          const wanted: Array<{ readonly at: string; readonly target: AnyResource; readonly value: string }> = []
+          const collect = (fields: Readonly<Record<string, AnyField>>, values: Row, current: Row | undefined, at: string) => {
+            for (const [name, field] of Object.entries(fields)) {
+              const value = values[name]
+              if (!field.reference || value === null || value === undefined) continue
+              if (current !== undefined && current[name] === value) continue
+              wanted.push({ at: `${at}${name}`, target: field.reference.resource() as AnyResource, value: String(value) })
             }
-            collect(resource.fields, draft.values, draft.current, "")
-            for (const collection of resource.children) {
-              ;(draft.children[collection.name] ?? []).forEach((child, index) => collect(collection.fields, child.values, child.current, `${collection.name}.${index}.`))
-            }
+          }
+          collect(resource.fields, draft.values, draft.current, "")
+          for (const collection of resource.children) {
+            ;(draft.children[collection.name] ?? []).forEach((child, index) => collect(collection.fields, child.values, child.current, `${collection.name}.${index}.`))
+          }
+          // Most writes set no reference: no query, and no step of the runtime either.
+          if (wanted.length === 0) return Effect.void
+          return Effect.gen(function* () {
             const targets = [...new Set(wanted.map((reference) => reference.target))]
             // A catalog's scope rules hold for references too: a bank of another country is not the tenant's to use.
-            const missing = yield* Effect.forEach(targets, (target) =>
-              Effect.map(
-                repo.missing(target, principal.tenantId, [...new Set(wanted.filter((reference) => reference.target === target).map((reference) => reference.value))], target.visibility?.filter(principal)),
-                (ids) => [target, new Set(ids)] as const
-              ))
-            const absent = new Map(missing)
+            const missing = yield* repo.missing(principal.tenantId, targets.map((target) => ({
+              resource: target,
+              ids: [...new Set(wanted.filter((reference) => reference.target === target).map((reference) => reference.value))],
+              scope: target.visibility?.filter(principal)
+            })))
+            const absent = new Map(targets.map((target, index) => [target, new Set(missing[index])]))
             const problems: Record<string, Array<string>> = {}
             for (const reference of wanted) {
               if (absent.get(reference.target)?.has(reference.value)) problems[reference.at] = [`does not match any ${reference.target.title.toLowerCase()}`]
@@ -485,24 +503,29 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               return yield* Effect.fail(unprocessable("A referenced record does not exist", problems as FieldErrors, "REFERENCE_NOT_FOUND"))
             }
           })
+        }
 
         /** Rules, references, computation and status derivation: the draft as it will be stored. */
-        const prepare = (resource: AnyResource, principal: Principal, draft: Draft) =>
-          Effect.gen(function* () {
+        const prepare = (resource: AnyResource, principal: Principal, draft: Draft) => {
+          const machine = resource.status
+          const finish = (ruled: Draft) =>
+            Effect.map(checkReferences(resource, principal, ruled), () => resource.compute ? withComputed(ruled, resource.compute(ruled)) : ruled)
+          // A resource without rules or a derived status needs no store context: its draft is checked and computed as is.
+          if (!resource.rules && !machine?.derive) return finish(draft)
+          return Effect.gen(function* () {
             const context = { ...writeContext(principal), store: yield* currentStore(principal) }
             const ruled = resource.rules ? yield* resource.rules(draft, context).pipe(Effect.provide(services)) : draft
-            yield* checkReferences(resource, principal, ruled)
-            const computed = resource.compute ? withComputed(ruled, resource.compute(ruled)) : ruled
-            const machine = resource.status
+            const computed = yield* finish(ruled)
             if (!machine?.derive) return computed
             return { ...computed, values: { ...computed.values, [machine.field]: machine.derive(computed, context) } }
           })
+        }
 
         const emit = (resource: AnyResource, action: EventAction, resourceId: string) =>
           resource.events ? Effect.flatMap(UnitOfWork, (unit) => unit.emit({ resource: resource.name, action, resourceId })) : Effect.void
 
         const draftChildren = (resource: AnyResource, input: Row, current: Row | undefined) =>
-          Effect.forEach(resource.children.filter((collection) => collection.writable), (collection) =>
+          resource.children.length === 0 ? Effect.succeed({}) : Effect.forEach(resource.children.filter((collection) => collection.writable), (collection) =>
             applyChildren(collection, input[collection.name] as ReadonlyArray<Row> | undefined, childrenOf(current, collection.name)).pipe(
               Effect.map((drafts) => [collection.name, drafts] as const)
             )).pipe(Effect.map((pairs): Record<string, ReadonlyArray<ChildDraft>> => Object.fromEntries(pairs)))
@@ -535,8 +558,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
          * other resources with all their rules.
          */
         const actionStore = (principal: Principal, unit: UnitOfWork["Type"]): ActionStore => ({
-          findById: (resource, id, options) => repo.findById(resource, principal.tenantId, id, options),
-          findOne: (resource, filter, options) => repo.findOne(resource, principal.tenantId, filter, options),
+          // A lock outside a transaction ends with its statement and guards nothing: a locking read runs the unit in one.
+          findById: (resource, id, options) => lockedOnlyInTransaction(unit, options, repo.findById(resource, principal.tenantId, id, options)),
+          findOne: (resource, filter, options) => lockedOnlyInTransaction(unit, options, repo.findOne(resource, principal.tenantId, filter, options)),
           findMany: (resource, filter, options) => repo.findMany(resource, principal.tenantId, filter, options),
           // A write of a rule or hook is never a unit's one statement: it runs in a transaction.
           insert: (resource, values) => inTransactionOnly(unit, repo.insert(resource, principal.tenantId, values)),
@@ -557,6 +581,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             )),
           removeRecord: (resource, id) => inTransactionOnly(unit, Effect.provideService(removeWithin(resource, principal, id), UnitOfWork, unit))
         })
+
+        const lockedOnlyInTransaction = <A>(unit: UnitOfWork["Type"], options: { readonly forUpdate?: boolean } | undefined, read: Effect.Effect<A>) =>
+          options?.forUpdate ? inTransactionOnly(unit, read) : read
 
         const currentStore = (principal: Principal) => Effect.map(UnitOfWork, (unit) => actionStore(principal, unit))
 
@@ -587,25 +614,32 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             })
             const { stored, shown } = splitRevealed(resource, draft.values)
             const unit = yield* UnitOfWork
-            const numbered = resource.numbering
-              ? { ...stored, [resource.numbering.field]: yield* inTransactionOnly(unit, repo.nextNumber(principal.tenantId, resource.name)) }
-              : stored
-            // A record nothing writes to after its insert (no children, no hook) is answered by the
-            // insert itself: one round trip fewer than reading it back (and, in a unit of one
-            // statement, the insert records its event too).
-            if (!idOnly && resource.children.length === 0 && !resource.afterWrite) {
+            const hook = afterWriteOf(resource, "create", draft)
+            // A record nothing writes to after its insert (no hook to run) is answered by its insert: with
+            // its number, its children and (when the unit allows) its event, one statement, atomic alone.
+            if (!idOnly && !hook) {
               const event = statementEvent(unit, resource, "create")
-              const record = yield* repo.insertReturning(resource, principal.tenantId, numbered, event ? { event } : {})
+              const record = yield* repo.insertReturning(resource, principal.tenantId, stored, {
+                ...(event ? { event } : {}),
+                ...(resource.numbering ? { number: { field: resource.numbering.field, sequence: resource.name } } : {}),
+                children: resource.children.filter((collection) => collection.writable).map((collection) => ({
+                  collection,
+                  rows: childPlan(collection, draft.children[collection.name] ?? [], undefined).insert
+                }))
+              })
               yield* (event ? eventWritten(unit, event, String(record.id)) : emit(resource, "create", String(record.id)))
               return { ...present(resource, record), ...shown }
             }
+            const numbered = resource.numbering
+              ? { ...stored, [resource.numbering.field]: yield* inTransactionOnly(unit, repo.nextNumber(principal.tenantId, resource.name)) }
+              : stored
             const id = yield* inTransactionOnly(unit, repo.insert(resource, principal.tenantId, numbered))
             yield* writeChildren(resource, principal, id, draft)
             // The record's own event first: what its hook writes follows it in the feed.
             yield* emit(resource, "create", id)
-            if (resource.afterWrite) {
+            if (hook) {
               const store = yield* currentStore(principal)
-              yield* resource.afterWrite({ resource, operation: "create", id, draft, principal, store }).pipe(Effect.provide(services))
+              yield* hook({ resource, operation: "create", id, draft, principal, store }).pipe(Effect.provide(services))
             }
             return idOnly ? { id } : { ...(yield* reload(resource, principal, id)), ...shown }
           })
@@ -619,10 +653,14 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             return { data }
           })
 
-        const create = Effect.fn("ResourceEngine.create")(function* (resource: AnyResource, principal: Principal, body: unknown) {
+        const create = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, body: unknown) {
           const input = yield* decodeCreate(resource, principal, body)
-          return yield* units.run(origin(principal), createRecords(resource, principal, input, {}), { oneStatement: createIsOneStatement(resource) })
-        })
+          const oneStatement = createIsOneStatement(resource) && !needsTransaction.recently(resource.name, "create")
+          const records = createRecords(resource, principal, input, {}).pipe(
+            Effect.tapDefect((cause) => ranAgain(cause) ? Effect.sync(() => needsTransaction.note(resource.name, "create")) : Effect.void)
+          )
+          return yield* units.run(origin(principal), records, { oneStatement })
+        }, traced("ResourceEngine.create"))
 
         const locked = (resource: AnyResource, principal: Principal, id: string, options: { withDeleted?: boolean } = {}) =>
           repo.findById(resource, principal.tenantId, id, { forUpdate: true, ...options }).pipe(Effect.flatMap(found(resource)))
@@ -661,14 +699,21 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             })
             const diff = changedValues(draft.values, current, resource.fields)
             const changed = Object.keys(diff).length > 0 ? { ...diff, ...stamped(resource, principal, ["updated"]) } : diff
-            // Nothing writes to a record without children or hook after its update: the update answers it.
-            if (Object.keys(changed).length > 0 && resource.children.length === 0 && !resource.afterWrite) {
+            const children = resource.children.filter((collection) => collection.writable).flatMap((collection) => {
+              const plan = childPlan(collection, draft.children[collection.name] ?? [], childrenOf(current, collection.name))
+              return emptyPlan(plan) ? [] : [{ collection, plan }]
+            })
+            const hook = afterWriteOf(resource, "update", draft)
+            // Nothing writes to a record after its update when no hook has work to do: the update (with its
+            // children's changes) answers it. A child change touches the parent: `updated_at` and the feed say so.
+            if ((Object.keys(changed).length > 0 || children.length > 0) && !hook) {
               const event = statementEvent(unit, resource, "update")
               const readAt = current.updated_at
               if (unit.oneStatement && typeof readAt !== "string") return yield* Effect.die(new NeedsTransaction())
-              const record = yield* repo.updateReturning(resource, principal.tenantId, checked, changed, {
+              const record = yield* repo.updateReturning(resource, principal.tenantId, checked, Object.keys(changed).length > 0 ? changed : stamped(resource, principal, ["updated"]), {
                 ...(event ? { event } : {}),
-                ...(unit.oneStatement ? { unchangedSince: readAt as string } : {})
+                ...(unit.oneStatement ? { unchangedSince: readAt as string } : {}),
+                children
               })
               // Another write came between the read and this update: the unit runs again, under the row's lock.
               if (Option.isNone(record)) {
@@ -678,13 +723,13 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               yield* (event ? eventWritten(unit, event, checked) : emit(resource, "update", checked))
               return present(resource, record.value)
             }
-            if (unit.oneStatement && (Object.keys(changed).length > 0 || resource.children.length > 0 || resource.afterWrite)) {
-              return yield* Effect.die(new NeedsTransaction())
-            }
+            // A write that changed nothing records nothing: no event without a write.
+            if (!hook) return present(resource, current)
+            if (unit.oneStatement) return yield* Effect.die(new NeedsTransaction())
             if (Object.keys(changed).length > 0) yield* repo.update(resource, principal.tenantId, checked, changed)
             const childrenChanged = yield* writeChildren(resource, principal, checked, draft)
-            const relatedChanged = resource.afterWrite
-              ? (yield* resource.afterWrite({ resource, operation: "update", id: checked, draft, principal, store: yield* currentStore(principal) }).pipe(Effect.provide(services))) === true
+            const relatedChanged = hook
+              ? (yield* hook({ resource, operation: "update", id: checked, draft, principal, store: yield* currentStore(principal) }).pipe(Effect.provide(services))) === true
               : false
             // A write that changed nothing records nothing: no event without a write.
             if (Object.keys(changed).length === 0 && !childrenChanged && !relatedChanged) return present(resource, current)
@@ -694,10 +739,16 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             return yield* reload(resource, principal, checked)
           })
 
-        const update = Effect.fn("ResourceEngine.update")(function* (resource: AnyResource, principal: Principal, id: string, body: unknown, options: WriteOptions = {}) {
+        const update = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, body: unknown, options: WriteOptions = {}) {
           const { id: checked, input } = yield* decodeUpdate(resource, principal, id, body)
-          return yield* units.run(origin(principal), updateWithin(resource, principal, checked, input, {}, options.precondition), { oneStatement: updateIsOneStatement(resource) && !racedRecords.recently(resource.name, checked) })
-        })
+          const oneStatement = updateIsOneStatement(resource) && !racedRecords.recently(resource.name, checked) && !needsTransaction.recently(resource.name, "update")
+          const updated = updateWithin(resource, principal, checked, input, {}, options.precondition).pipe(
+            // A rule that writes (not a race, noted as such) needs a transaction: later updates start in one for a while.
+            Effect.tapDefect((cause) =>
+              ranAgain(cause) && !racedRecords.recently(resource.name, checked) ? Effect.sync(() => needsTransaction.note(resource.name, "update")) : Effect.void)
+          )
+          return yield* units.run(origin(principal), updated, { oneStatement })
+        }, traced("ResourceEngine.update"))
 
         const softDeletable = (resource: AnyResource) =>
           isSoftDeleted(resource) ? Effect.void : Effect.fail(invalid(`${resource.name} cannot be deleted`, "READ_ONLY"))
@@ -719,15 +770,15 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             yield* emit(resource, "delete", checked)
           })
 
-        const remove = Effect.fn("ResourceEngine.remove")(function* (resource: AnyResource, principal: Principal, id: string, options: WriteOptions = {}) {
+        const remove = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, options: WriteOptions = {}) {
           yield* authorize(principal, resource.name, "delete", resource.adminOnly)
           yield* writable(resource)
           yield* softDeletable(resource)
           const checked = yield* requireId(resource, id)
           yield* units.run(origin(principal), removeWithin(resource, principal, checked, options.precondition))
-        })
+        }, traced("ResourceEngine.remove"))
 
-        const restore = Effect.fn("ResourceEngine.restore")(function* (resource: AnyResource, principal: Principal, id: string) {
+        const restore = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string) {
           yield* authorize(principal, resource.name, "update", resource.adminOnly)
           yield* writable(resource)
           yield* softDeletable(resource)
@@ -744,7 +795,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               return yield* reload(resource, principal, checked)
             })
           )
-        })
+        }, traced("ResourceEngine.restore"))
 
         /** A raw body (a file) as the action receives it: bytes or text, never empty, within its size. */
         const rawInput = (declared: ResourceAction, body: unknown): Effect.Effect<Uint8Array | string, InvalidRequest> => {
@@ -756,7 +807,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           return Effect.succeed(body as Uint8Array | string)
         }
 
-        const action = Effect.fn("ResourceEngine.action")(function* (
+        const action = Effect.fnUntraced(function* (
           resource: AnyResource,
           declared: ResourceAction,
           principal: Principal,
@@ -783,7 +834,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               return output
             })
           )
-        })
+        }, traced("ResourceEngine.action"))
 
         return { list, listAnswers, walk, walkAnswers, get, lookup, search, create, update, remove, restore, action }
       })

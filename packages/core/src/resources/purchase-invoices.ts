@@ -232,6 +232,8 @@ export const purchaseInvoices = defineResource({
   rules,
   compute: totals,
   afterWrite: keepPayablesInStep,
+  // A create without payables or installments has no payables to keep in step.
+  afterWriteApplies: (operation, draft) => operation === "update" || draft.input.payables !== undefined || draft.input.installments !== undefined,
   // Its unsettled payables leave with it; settled ones keep it (remove their allocations first).
   beforeRemove: ({ current, store }) =>
     Effect.gen(function* () {

@@ -269,6 +269,7 @@ export const salesOrders = defineResource({
   rules,
   compute,
   afterWrite: convertQuote,
+  afterWriteApplies: (operation, draft) => operation === "create" && typeof draft.values.quote_id === "string",
   actions: [generateReceivables],
   // An order that invoices or receivables still point at stays: cancel or delete those first.
   beforeRemove: ({ current, store }: RemoveHookContext): Effect.Effect<void, WriteError> =>

@@ -2,6 +2,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import type { Layer } from "effect"
 import * as path from "node:path"
 import { layerPglite } from "./pglite.js"
+import type { StatementRunner } from "./direct-statements.js"
 import { layerPostgres, type StoreLimits } from "./postgres.js"
 
 /** Where the data lives: a PostgreSQL server, or the embedded store in a folder. */
@@ -35,5 +36,5 @@ const redactUrl = (url: string): string => {
   }
 }
 
-export const layerStore = (location: StoreLocation): Layer.Layer<SqlClient.SqlClient, unknown> =>
+export const layerStore = (location: StoreLocation): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
   location.kind === "postgres" ? layerPostgres(location.url, location.limits, location.applicationName) : layerPglite(location)

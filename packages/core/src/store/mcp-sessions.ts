@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { hashSecret } from "../auth/tokens.js"
 import { McpSessions, mcpSessionIdleSeconds } from "../mcp/sessions.js"
+import { makeDirect } from "./direct-statements.js"
 
 /** Visible ASCII, as the MCP transport requires of a session id; 256 bits, so it cannot be guessed. */
 const newSessionId = () => randomBytes(32).toString("base64url")
@@ -15,6 +16,7 @@ export const layerMcpSessionsSql = (idleSeconds?: number) =>
     McpSessions,
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      const direct = yield* makeDirect
       const idle = mcpSessionIdleSeconds(idleSeconds)
       return McpSessions.of({
         idleSeconds: idle,
@@ -31,10 +33,11 @@ export const layerMcpSessionsSql = (idleSeconds?: number) =>
         resume: (id, owner) =>
           PLAUSIBLE_ID.test(id)
             ? Effect.gen(function* () {
-              const touched = yield* sql`
+              // Every MCP call over HTTP resumes its session: straight to the driver.
+              const touched = yield* direct(sql`
                 UPDATE mcp_sessions SET last_seen_at = now(), expires_at = now() + make_interval(secs => ${idle})
                 WHERE id_hash = ${hashSecret(id)} AND expires_at > now() AND owner = ${owner}
-                RETURNING owner`
+                RETURNING owner`)
               if (touched.length > 0) return "resumed" as const
               const live = yield* sql`SELECT 1 FROM mcp_sessions WHERE id_hash = ${hashSecret(id)} AND expires_at > now()`
               return live.length > 0 ? "foreign" as const : "missing" as const

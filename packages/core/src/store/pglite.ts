@@ -9,6 +9,7 @@ import * as path from "node:path"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { embeddedSocketAnswers, serveEmbeddedSocket, SOCKET_PORT, socketFolder } from "./embedded-socket.js"
 import { acquireDataDirLock, DataDirLocked } from "./lock.js"
+import { StatementRunner } from "./direct-statements.js"
 import { copyStoreTemplate } from "./template.js"
 import { layerPgPool } from "./postgres.js"
 import { textParsers } from "./types.js"
@@ -95,12 +96,14 @@ export const makePgliteClient = (db: PGlite, session: Effect.Semaphore) =>
     const free = makeConnection(session.withPermits(1))
     const held = makeConnection((effect) => effect)
 
-    return yield* SqlClient.make({
+    const runner: Context.Tag.Service<StatementRunner> = { run: (sqlText, params) => session.withPermits(1)(run(sqlText, params, "object")) as Effect.Effect<Rows, SqlError> }
+    const client = yield* SqlClient.make({
       acquirer: Effect.succeed(free),
       transactionAcquirer: Effect.as(Effect.acquireRelease(session.take(1), () => session.release(1)), held),
       compiler,
       spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", "pglite"]]
     })
+    return { client, runner }
   })
 
 /**
@@ -108,7 +111,7 @@ export const makePgliteClient = (db: PGlite, session: Effect.Semaphore) =>
  * lock and serves the store on the folder's socket; a later one (the CLI beside a running
  * host) connects through that socket, and only when nobody answers there is it refused.
  */
-export const layerPglite = (options: PgliteOptions): Layer.Layer<SqlClient.SqlClient, unknown> =>
+export const layerPglite = (options: PgliteOptions): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       const dataDir = options.dataDir
@@ -123,14 +126,14 @@ export const layerPglite = (options: PgliteOptions): Layer.Layer<SqlClient.SqlCl
       }
       const db = yield* openPglite(options)
       const session = yield* Effect.makeSemaphore(1)
-      const client = yield* makePgliteClient(db, session)
+      const { client, runner } = yield* makePgliteClient(db, session)
       if (dataDir && options.serveSocket !== false) {
         yield* serveEmbeddedSocket(db, dataDir, {
           take: () => Effect.runPromise(session.take(1)).then(() => undefined),
           release: () => Effect.runSync(session.release(1))
         })
       }
-      return Context.make(SqlClient.SqlClient, client)
+      return Context.make(SqlClient.SqlClient, client).pipe(Context.add(StatementRunner, runner))
     })
   ).pipe(Layer.provide(Reactivity.layer))
 
@@ -139,7 +142,7 @@ export const layerPglite = (options: PgliteOptions): Layer.Layer<SqlClient.SqlCl
  * holder runs one statement at a time anyway, and the session settings a pool would send
  * (statement timeout) must not change the holder's own session.
  */
-const layerThroughHolder = (dataDir: string): Layer.Layer<SqlClient.SqlClient, unknown> =>
+const layerThroughHolder = (dataDir: string): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
   layerPgPool(
     { host: socketFolder(dataDir), port: SOCKET_PORT, user: "postgres", database: "postgres", max: 1, application_name: "erp-cli" },
     `Could not reach the embedded store through ${socketFolder(dataDir)}`

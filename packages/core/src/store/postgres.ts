@@ -3,6 +3,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import pg from "pg"
+import { poolRunner, StatementRunner } from "./direct-statements.js"
 import { pgTypeParser as getTypeParser } from "./types.js"
 
 /** How much of PostgreSQL one host may take, and for how long one statement may run. */
@@ -35,7 +36,7 @@ export const storeLimitsFromEnv = (): StoreLimits => ({
  * connection carries the statement timeout, and a transaction left idle is ended after
  * twice that, so no request holds a connection while it waits on anything else.
  */
-export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, applicationName = "erp"): Layer.Layer<SqlClient.SqlClient, unknown> => {
+export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, applicationName = "erp"): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> => {
   const settings = { ...storeLimitsFromEnv(), ...limits }
   return layerPgPool({
     connectionString: url,
@@ -51,28 +52,33 @@ export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, ap
 }
 
 /**
- * A `SqlClient` over a node-postgres pool with our value parsing: the pool answers one
- * `SELECT 1` before the layer is built (a store that cannot be reached fails start-up, with
- * `failure` as its message), and is ended with the layer.
+ * A `SqlClient` over a node-postgres pool with our value parsing, and the pool's
+ * `StatementRunner`: the pool answers one `SELECT 1` before the layer is built (a store
+ * that cannot be reached fails start-up, with `failure` as its message), and is ended with the layer.
  */
-export const layerPgPool = (config: pg.PoolConfig & { readonly application_name: string }, failure: string): Layer.Layer<SqlClient.SqlClient, unknown> =>
-  PgClient.layerFromPool({
-    acquire: Effect.acquireRelease(
-      Effect.tryPromise({
-        try: async () => {
-          const pool = new pg.Pool({ ...config, types: { getTypeParser } })
-          // A connection that dies while idle is dropped by the pool; without a listener Node would throw.
-          pool.on("error", () => undefined)
-          await pool.query("SELECT 1").catch(async (error) => {
-            await pool.end().catch(() => undefined)
-            throw error
-          })
-          return pool
-        },
-        catch: (cause) => new SqlError({ cause, message: failure })
-      }),
-      (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1_000))
-    ),
-    applicationName: config.application_name,
-    types: { getTypeParser }
-  })
+export const layerPgPool = (config: pg.PoolConfig & { readonly application_name: string }, failure: string): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
+  Layer.unwrapScoped(
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            const pool = new pg.Pool({ ...config, types: { getTypeParser } })
+            // A connection that dies while idle is dropped by the pool; without a listener Node would throw.
+            pool.on("error", () => undefined)
+            await pool.query("SELECT 1").catch(async (error) => {
+              await pool.end().catch(() => undefined)
+              throw error
+            })
+            return pool
+          },
+          catch: (cause) => new SqlError({ cause, message: failure })
+        }),
+        (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1_000))
+      ),
+      (pool) =>
+        Layer.merge(
+          PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: config.application_name, types: { getTypeParser } }),
+          Layer.succeed(StatementRunner, poolRunner(pool))
+        )
+    )
+  )

@@ -28,7 +28,15 @@ interface Level {
   readonly children: ReadonlyArray<ChildCollection>
   /** The table carries `tenant_id` (tenant records and their children; catalogs do not). */
   readonly tenantScoped: boolean
+  /** Where a collection's rows are read from instead of its table (by collection name). */
+  readonly childSources?: ChildSources
 }
+
+/**
+ * Relations a record's children are read from instead of their tables: the rows a statement's
+ * own `INSERT … RETURNING *` wrote, which the statement cannot see through the table.
+ */
+export type ChildSources = Readonly<Record<string, string>>
 
 /** Embeds of embeds: the declarations nest two or three deep; a cycle would never end. */
 const MAX_DEPTH = 6
@@ -73,11 +81,12 @@ const blockObject = (expression: string, keys: ReadonlyArray<string>): string =>
   return /^r\.\w+$/.test(expression) ? jsonObject(members(expression)) : `(SELECT ${jsonObject(members("b.v"))} FROM (SELECT ${expression} AS v) b)`
 }
 
-const resourceLevel = (resource: AnyResource): Level => ({
+const resourceLevel = (resource: AnyResource, childSources?: ChildSources): Level => ({
   name: resource.name,
   fields: resource.fields,
   children: resource.children,
-  tenantScoped: isTenantOwned(resource)
+  tenantScoped: isTenantOwned(resource),
+  ...(childSources ? { childSources } : {})
 })
 
 const childLevel = (owner: string, collection: ChildCollection): Level => ({
@@ -123,7 +132,7 @@ const childrenValue = (level: Level, collection: ChildCollection, mode: RecordMo
   const order = "position" in collection.fields ? "r.position, r.id" : "r.created_at, r.id"
   const live = collection.softDelete ? " WHERE r.deleted_at IS NULL" : ""
   return `(SELECT coalesce(json_agg(${levelRecord(child, mode, depth + 1)} ORDER BY ${order}), '[]'::json) FROM ${parentValues(level, "r.id")}` +
-    ` JOIN ${collection.table} r ON r.${collection.parentKey} = o.k${tenantJoin(level, child)}${live})`
+    ` JOIN ${level.childSources?.[collection.name] ?? collection.table} r ON r.${collection.parentKey} = o.k${tenantJoin(level, child)}${live})`
 }
 
 /** The source field of the other record for an answered key (`pick` renames or narrows). */
@@ -180,18 +189,40 @@ export const readsDependentRows = (resource: AnyResource): boolean => {
   return reads
 }
 
-const built = { row: new WeakMap<AnyResource, string>(), answer: new WeakMap<AnyResource, string>() }
+/**
+ * Whether a derived field of the record or of its children reads one of `tables` by itself (an
+ * invoice's taxes gathered from its items' table), rather than through a collection: a statement
+ * that writes those tables cannot answer such a record, which is read back after it.
+ */
+export const derivedFieldsRead = (resource: AnyResource, tables: ReadonlyArray<string>): boolean => {
+  let expressions = derivedExpressions.get(resource)
+  if (expressions === undefined) {
+    expressions = [resource.fields, ...resource.children.map((collection) => collection.fields)]
+      .flatMap((fields) => entries(fields).flatMap(([, field]) => (field.column?.sql ? [field.column.sql] : [])))
+    derivedExpressions.set(resource, expressions)
+  }
+  const all = expressions
+  return all.length > 0 && tables.some((name) => all.some((sql) => new RegExp(`\\b${name}\\b`).test(sql)))
+}
+
+const derivedExpressions = new WeakMap<AnyResource, ReadonlyArray<string>>()
+
+const built = new WeakMap<AnyResource, Map<string, string>>()
 
 /**
  * A resource's record as JSON text, an SQL expression over the row `r`, built once per resource:
  * `row` with the hidden stored fields rules and updates need (`present` drops them), `answer` as
- * clients read it.
+ * clients read it. With `childSources`, the named collections are read from those relations
+ * (a write's own CTEs) rather than their tables.
  */
-export const recordJson = (resource: AnyResource, mode: RecordMode = "row"): string => {
-  let sql = built[mode].get(resource)
+export const recordJson = (resource: AnyResource, mode: RecordMode = "row", childSources?: ChildSources): string => {
+  let forResource = built.get(resource)
+  if (forResource === undefined) built.set(resource, (forResource = new Map()))
+  const key = childSources === undefined ? mode : `${mode} ${JSON.stringify(childSources)}`
+  let sql = forResource.get(key)
   if (sql === undefined) {
-    sql = `${levelRecord(resourceLevel(resource), mode, 0)}::text`
-    built[mode].set(resource, sql)
+    sql = `${levelRecord(resourceLevel(resource, childSources), mode, 0)}::text`
+    forResource.set(key, sql)
   }
   return sql
 }

@@ -2,17 +2,18 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
 import type { Fragment, Statement } from "@effect/sql/Statement"
 import { Effect, Layer, Option } from "effect"
-import type { ChildPlan } from "../engine/draft.js"
+import { type ChildPlan, emptyPlan } from "../engine/draft.js"
 import type { ColumnType, Fields } from "../engine/field.js"
 import { fieldSql, type FilterField, sqlTypeOf } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
-import { type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, ResourceRepository } from "../engine/repository.js"
+import { type InsertOptions, type UpdateOptions, type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
-import { answerColumns, readsDependentRows, recordJson } from "./record-json.js"
+import { makeDirect } from "./direct-statements.js"
+import { answerColumns, derivedFieldsRead, readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
-import { constraintError } from "./sql-errors.js"
+import { constraintError, pgError } from "./sql-errors.js"
 
 type Sql = SqlClient.SqlClient
 
@@ -123,6 +124,7 @@ const parsed = (rows: ReadonlyArray<{ readonly record: string }>): ReadonlyArray
 
 export const makeResourceRepository = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const direct = yield* makeDirect
 
   const idType = (resource: AnyResource) => sql.literal(idColumnType(resource))
 
@@ -174,7 +176,7 @@ export const makeResourceRepository = Effect.gen(function* () {
   const byIds = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Row>> => {
     if (ids.length === 0) return Effect.succeed([])
     const where = [...scopeConditions(resource, tenantId, { withDeleted: true }), sql`r.id IN ${sql.in(ids)}`]
-    return sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`.pipe(Effect.orDie, Effect.map(parsed))
+    return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`).pipe(Effect.orDie, Effect.map(parsed))
   }
 
   const distinct = (values: ReadonlyArray<unknown>) => [...new Set(values.filter((value) => value !== null && value !== undefined))]
@@ -204,8 +206,8 @@ export const makeResourceRepository = Effect.gen(function* () {
   /** The rows of a page in walking order, with `columns` selected beside their sort key and id. */
   const pageRows = <A extends object>(resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest, columns: Fragment) => {
     const { sortSql, where, order, limit } = pageBounds(resource, tenantId, query, request)
-    return sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
-      FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}`.pipe(Effect.orDie)
+    return direct(sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
+      FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}`).pipe(Effect.orDie)
   }
 
   const rangeEnd = (resource: AnyResource, tenantId: string, query: ListQuery, after: PageRequest["key"], size: number) => {
@@ -213,8 +215,8 @@ export const makeResourceRepository = Effect.gen(function* () {
     // Keys only, and only the `size`-th comes back: the index walks `size` entries, no record is
     // built and the host decodes one row, not a range's worth.
     const { sortSql, where, order } = pageBounds(resource, tenantId, query, { direction: "next", key: after, take: size })
-    return sql<{ __sort_key: unknown; __id: unknown }>`SELECT ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
-      FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} OFFSET ${size - 1} LIMIT 1`.pipe(
+    return direct(sql<{ __sort_key: unknown; __id: unknown }>`SELECT ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
+      FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} OFFSET ${size - 1} LIMIT 1`).pipe(
       Effect.orDie,
       Effect.map((rows) => (rows.length === 0 ? null : keyOf(rows[0])))
     )
@@ -250,9 +252,9 @@ export const makeResourceRepository = Effect.gen(function* () {
     const columns = answerColumns(resource)
     const until = request.until && columns.includes(`r.id AS "id"`) ? request.until : undefined
     const read = (limit: Fragment, endId: string | undefined) =>
-      sql<{ n: number; lines: string | null; ends: boolean | null }>`SELECT count(*)::int AS n, string_agg(row_to_json(a)::text, E'\\n') AS lines,
+      direct(sql<{ n: number; lines: string | null; ends: boolean | null }>`SELECT count(*)::int AS n, string_agg(row_to_json(a)::text, E'\\n') AS lines,
         ${endId === undefined ? sql`NULL` : sql`bool_or(a."id" = ${endId}::${idType(resource)})`} AS ends
-        FROM (SELECT ${sql.literal(columns)} FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}) a`.pipe(Effect.orDie, Effect.map((rows) => rows[0]))
+        FROM (SELECT ${sql.literal(columns)} FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}) a`).pipe(Effect.orDie, Effect.map((rows) => rows[0]))
     const answer = (row: { n: number; lines: string | null }): PageLines => ({ count: Number(row.n), lines: row.lines ?? "" })
     if (!request.until) return Effect.map(read(sql`LIMIT ${request.take}`, undefined), answer)
     if (!until) return Effect.map(read(sql``, undefined), answer)
@@ -262,7 +264,7 @@ export const makeResourceRepository = Effect.gen(function* () {
   }
 
   const count = (resource: AnyResource, tenantId: string, query: ListQuery) =>
-    sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`.pipe(
+    direct(sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`).pipe(
       Effect.map((rows) => Number(rows[0].n)),
       Effect.orDie
     )
@@ -274,8 +276,8 @@ export const makeResourceRepository = Effect.gen(function* () {
     const first = sql.literal(`${fieldSql(field, resource.filters[field])} ${order === "asc" ? "ASC" : "DESC"}, r.id`)
     if (!options.forUpdate || !readsDependentRows(resource)) {
       const lock = sql.literal(options.forUpdate ? "FOR UPDATE OF r" : "")
-      return sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
-        ORDER BY ${first} LIMIT ${options.limit} ${lock}`.pipe(Effect.orDie, Effect.map(parsed))
+      return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
+        ORDER BY ${first} LIMIT ${options.limit} ${lock}`).pipe(Effect.orDie, Effect.map(parsed))
     }
     // Locked first, read after: a statement that waited for the lock still reads with the snapshot it
     // started with, so children and totals written by the transaction it waited for would be missed.
@@ -301,15 +303,20 @@ export const makeResourceRepository = Effect.gen(function* () {
     return findOne(resource, tenantId, filter, options)
   }
 
-  const missing = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string | number>, scope?: FilterNode) => {
-    const wanted = distinct(ids).map(String)
-    if (wanted.length === 0) return Effect.succeed([])
-    const where = [...scopeConditions(resource, tenantId, { filter: scope }), sql`r.id IN ${sql.in(wanted)}`]
-    return sql<{ id: string }>`SELECT r.id::text AS id FROM ${table(resource.table)} r WHERE ${sql.and(where)}`.pipe(
+  /** Every lookup in one query: the ids found, each tagged with its lookup's index. */
+  const missing = (tenantId: string, lookups: ReadonlyArray<ReferenceLookup>) => {
+    const wanted = lookups.map((lookup) => distinct(lookup.ids).map(String))
+    const selects = lookups.flatMap((lookup, index) => {
+      if (wanted[index].length === 0) return []
+      const where = [...scopeConditions(lookup.resource, tenantId, { filter: lookup.scope }), sql`r.id IN ${sql.in(wanted[index])}`]
+      return [sql`SELECT ${sql.literal(String(index))} AS lookup, r.id::text AS id FROM ${table(lookup.resource.table)} r WHERE ${sql.and(where)}`]
+    })
+    if (selects.length === 0) return Effect.succeed(wanted)
+    return direct(sql<{ lookup: number; id: string }>`${sql.join(" UNION ALL ", false)(selects)}`).pipe(
       Effect.orDie,
       Effect.map((rows) => {
-        const present = new Set(rows.map((row) => row.id))
-        return wanted.filter((id) => !present.has(id))
+        const present = new Set(rows.map((row) => `${Number(row.lookup)}\u0000${row.id}`))
+        return wanted.map((ids, index) => ids.filter((id) => !present.has(`${index}\u0000${id}`)))
       })
     )
   }
@@ -354,13 +361,53 @@ export const makeResourceRepository = Effect.gen(function* () {
         SELECT * FROM written`
 
   /** One statement for a new record and its answer: RETURNING reads it as `findById` would. */
-  const insertReturning = (resource: AnyResource, tenantId: string, values: Row, options: { readonly event?: StatementEvent } = {}) => {
+  const insertReturning = (resource: AnyResource, tenantId: string, values: Row, options: InsertOptions = {}) => {
+    const children = (options.children ?? []).filter((written) => written.rows.length > 0)
+    if (options.number === undefined && children.length === 0) {
+      const names = Object.keys(values)
+      const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
+      const list = sql.literal(["tenant_id", ...names].join(", "))
+      return direct(withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event)).pipe(
+        Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
+        Effect.map((rows) => parsed(rows)[0])
+      )
+    }
+    return insertWithChildren(resource, tenantId, values, { ...options, children })
+  }
+
+  /**
+   * The record, its number, its children, its event and deliveries, and its answer in one statement
+   * (atomic without a transaction). The answer reads the children from the statement's own
+   * `RETURNING *` rows: a statement does not see through the table what its CTEs inserted.
+   */
+  const insertWithChildren = (resource: AnyResource, tenantId: string, values: Row, options: InsertOptions & { readonly children: NonNullable<InsertOptions["children"]> }) => {
     const names = Object.keys(values)
     const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
-    const list = sql.literal(["tenant_id", ...names].join(", "))
-    return withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event).pipe(
-      Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
-      Effect.map((rows) => parsed(rows)[0])
+    const number = options.number
+    const columns = ["tenant_id", ...names]
+    if (number) {
+      columns.push(number.field)
+      params.push(sql`(SELECT value FROM number)::${sql.literal(resource.columns[number.field] ?? "integer")}`)
+    }
+    const ctes: Array<Fragment> = []
+    if (number) ctes.push(sql`number AS (${numberTaken(tenantId, number.sequence)})`)
+    ctes.push(sql`written AS (INSERT INTO ${table(resource.table)} (${sql.literal(columns.join(", "))}) VALUES (${sql.csv(params)}) RETURNING *)`)
+    const sources: Record<string, string> = {}
+    options.children.forEach((written, index) => {
+      const name = `children_${index}`
+      sources[written.collection.name] = name
+      ctes.push(sql`${sql.literal(name)} AS (${insertRows(written.collection, tenantId, sql`(SELECT id FROM written)`, written.rows)} RETURNING *)`)
+    })
+    if (options.event) {
+      ctes.push(sql`event AS (${eventsOfWritten(sql, options.event.origin, options.event.resource, options.event.action)})`)
+      ctes.push(sql`deliveries AS (${deliveriesOfEvents(sql)})`)
+    }
+    // A record whose derived fields read the children's table itself is read back once written.
+    const readBack = derivedFieldsRead(resource, options.children.map((written) => written.collection.table))
+    const answer = readBack ? "r.id::text AS id" : `${recordJson(resource, "row", sources)} AS record`
+    return direct(sql<{ id: string; record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(answer)} FROM written r`).pipe(
+      Effect.catchTag("SqlError", writeErrors(resource, options.children.map((written) => written.collection))),
+      Effect.flatMap((rows) => readBack ? Effect.map(byIds(resource, tenantId, [rows[0].id]), (records) => records[0]) : Effect.succeed(parsed(rows)[0]))
     )
   }
 
@@ -381,14 +428,90 @@ export const makeResourceRepository = Effect.gen(function* () {
   /**
    * The update and the record's new state in one statement (RETURNING reads it as `findById`
    * would); none when `unchangedSince` is given and the record's `updated_at` moved since.
+   * With `children`, their removals, changes and insertions are in the statement too.
    */
-  const updateReturning = (resource: AnyResource, tenantId: string, id: string, values: Row, options: { readonly event?: StatementEvent; readonly unchangedSince?: string } = {}) => {
+  const updateReturning = (resource: AnyResource, tenantId: string, id: string, values: Row, options: UpdateOptions = {}) => {
+    const children = (options.children ?? []).filter((written) => !emptyPlan(written.plan))
+    if (children.length > 0) return updateWithChildren(resource, tenantId, id, values, { ...options, children })
     const unchanged = options.unchangedSince === undefined ? sql.literal("") : sql`AND r.updated_at = ${options.unchangedSince}::timestamptz`
-    return withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
-      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event).pipe(
+    return direct(withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
+      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event)).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
       Effect.map((rows) => Option.fromNullable(parsed(rows)[0]))
     )
+  }
+
+  /**
+   * The record, its children's changes, its event and its answer in one statement. Each child
+   * write runs only if the record's own update did (`written`, empty when another write came
+   * since `unchangedSince`); a new child takes its parent's id from `written`, so there it finds
+   * none and the statement fails whole on the parent key's NOT NULL: nothing written, none answered.
+   * The answer reads each collection as the statement leaves it: the rows it did not touch (the
+   * statement's snapshot of the table), then those it changed and inserted (their RETURNING rows).
+   */
+  const updateWithChildren = (
+    resource: AnyResource,
+    tenantId: string,
+    id: string,
+    values: Row,
+    options: UpdateOptions & { readonly children: NonNullable<UpdateOptions["children"]> }
+  ) => {
+    const unchanged = options.unchangedSince === undefined ? sql.literal("") : sql`AND r.updated_at = ${options.unchangedSince}::timestamptz`
+    const ctes: Array<Fragment> = [sql`written AS (UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
+      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.*)`]
+    const sources: Record<string, string> = {}
+    options.children.forEach(({ collection, plan }, index) => {
+      const childTable = table(collection.table)
+      const owned = sql`tenant_id = ${tenantId}::uuid AND ${sql.literal(collection.parentKey)} = ${id}::uuid`
+      const ifWritten = sql`EXISTS (SELECT 1 FROM written)`
+      const parts: Array<string> = []
+      if (plan.remove.length > 0) {
+        ctes.push(collection.softDelete
+          ? sql`${sql.literal(`removed_${index}`)} AS (UPDATE ${childTable} SET deleted_at = now(), updated_at = now() WHERE ${owned} AND id IN ${sql.in(plan.remove)} AND ${ifWritten} RETURNING id)`
+          : sql`${sql.literal(`removed_${index}`)} AS (DELETE FROM ${childTable} WHERE ${owned} AND id IN ${sql.in(plan.remove)} AND ${ifWritten} RETURNING id)`)
+      }
+      plan.update.forEach((change, at) => {
+        const name = `changed_${index}_${at}`
+        ctes.push(sql`${sql.literal(name)} AS (UPDATE ${childTable} SET ${sql.csv(setList(collection.columns, change.values))} WHERE ${owned} AND id = ${change.id}::uuid AND ${ifWritten} RETURNING *)`)
+        parts.push(`SELECT * FROM ${name}`)
+      })
+      if (plan.insert.length > 0) {
+        ctes.push(sql`${sql.literal(`inserted_${index}`)} AS (${insertRows(collection, tenantId, sql`(SELECT id FROM written)`, plan.insert)} RETURNING *)`)
+        parts.push(`SELECT * FROM inserted_${index}`)
+      }
+      const touched = [...plan.remove, ...plan.update.map((change) => change.id)]
+      const untouched = touched.length > 0 ? sql`AND id NOT IN ${sql.in(touched)}` : sql.literal("")
+      const name = `children_${index}`
+      sources[collection.name] = name
+      ctes.push(sql`${sql.literal(name)} AS (SELECT * FROM ${childTable} WHERE ${owned} ${untouched}${sql.literal(parts.map((part) => ` UNION ALL ${part}`).join(""))})`)
+    })
+    if (options.event) {
+      ctes.push(sql`event AS (${eventsOfWritten(sql, options.event.origin, options.event.resource, options.event.action)})`)
+      ctes.push(sql`deliveries AS (${deliveriesOfEvents(sql)})`)
+    }
+    const readBack = derivedFieldsRead(resource, options.children.map((written) => written.collection.table))
+    const answer = readBack ? "r.id::text AS id" : `${recordJson(resource, "row", sources)} AS record`
+    const collections = options.children.map((written) => written.collection)
+    return direct(sql<{ id: string; record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(answer)} FROM written r`).pipe(
+      Effect.map((rows) => Option.fromNullable(rows[0])),
+      Effect.catchTag("SqlError", (error) => {
+        const fields = pgError(error)
+        // A new child found no parent row written: another write came since `unchangedSince`.
+        const raced = options.unchangedSince !== undefined && fields.code === "23502" &&
+          collections.some((collection) => collection.table === fields.table && collection.parentKey === fields.column)
+        return raced ? Effect.succeed(Option.none<{ id: string; record: string }>()) : writeErrors(resource, collections)(error)
+      }),
+      Effect.flatMap(Option.match({
+        onNone: () => Effect.succeed(Option.none<Row>()),
+        onSome: (row: { id: string; record: string }) => readBack ? Effect.map(byIds(resource, tenantId, [row.id]), (records) => Option.fromNullable(records[0])) : Effect.succeed(Option.some(parsed([row])[0]))
+      }))
+    )
+  }
+
+  /** The collection whose table refused a row names the field (`items.quantity`), as its own statement did; else the record. */
+  const writeErrors = (resource: AnyResource, collections: ReadonlyArray<ChildCollection>) => (error: SqlError) => {
+    const refused = collections.find((collection) => collection.table === pgError(error).table)
+    return refused ? userErrors(refused.name, refused.fields)(error) : userErrors(resource.title, resource.fields)(error)
   }
 
   const setDeleted = (resource: AnyResource, tenantId: string, id: string, deleted: boolean, values: Row = {}) =>
@@ -410,16 +533,16 @@ export const makeResourceRepository = Effect.gen(function* () {
       for (const change of plan.update) {
         yield* sql`UPDATE ${table(collection.table)} SET ${sql.csv(setList(collection.columns, change.values))} WHERE ${owned} AND id = ${change.id}::uuid`
       }
-      if (plan.insert.length > 0) yield* insertRows(collection, tenantId, parentId, plan.insert)
+      if (plan.insert.length > 0) yield* insertRows(collection, tenantId, sql`${parentId}::uuid`, plan.insert)
     }).pipe(Effect.catchTag("SqlError", userErrors(collection.name, collection.fields)))
 
   /** New children in one statement: a column a child does not set takes its default, as it would alone. */
-  const insertRows = (collection: ChildCollection, tenantId: string, parentId: string, rows: ReadonlyArray<Row>) => {
+  const insertRows = (collection: ChildCollection, tenantId: string, parentId: Fragment, rows: ReadonlyArray<Row>) => {
     const names = [...new Set(rows.flatMap((values) => Object.keys(values)))]
     const tuples = rows.map((values) =>
       sql`(${sql.csv([
         sql`${tenantId}::uuid`,
-        sql`${parentId}::uuid`,
+        parentId,
         ...names.map((name) => (name in values ? cast(collection.columns[name], name, values[name]) : sql.literal("DEFAULT")))
       ])})`
     )
@@ -427,10 +550,13 @@ export const makeResourceRepository = Effect.gen(function* () {
     return sql`INSERT INTO ${table(collection.table)} (${list}) VALUES ${sql.csv(tuples)}`
   }
 
-  const nextNumber = (tenantId: string, sequence: string) =>
-    sql<{ value: number }>`INSERT INTO record_sequences (tenant_id, name, last_value) VALUES (${tenantId}::uuid, ${sequence}, 1)
+  const numberTaken = (tenantId: string, sequence: string) =>
+    sql`INSERT INTO record_sequences (tenant_id, name, last_value) VALUES (${tenantId}::uuid, ${sequence}, 1)
       ON CONFLICT (tenant_id, name) DO UPDATE SET last_value = record_sequences.last_value + 1
-      RETURNING last_value AS value`.pipe(Effect.map((rows) => Number(rows[0].value)), Effect.orDie)
+      RETURNING last_value AS value`
+
+  const nextNumber = (tenantId: string, sequence: string) =>
+    numberTaken(tenantId, sequence).pipe(Effect.map((rows) => Number((rows[0] as { value: unknown }).value)), Effect.orDie)
 
   return ResourceRepository.of({ page, pageAnswers, pageLines, rangeEnd, count, findOne, findMany, findById, findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
 })

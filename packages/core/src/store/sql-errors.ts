@@ -6,6 +6,7 @@ interface PgErrorFields {
   readonly detail?: string
   readonly constraint?: string
   readonly column?: string
+  readonly table?: string
 }
 
 export const pgError = (error: SqlError): PgErrorFields => {

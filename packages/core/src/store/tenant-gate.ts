@@ -24,6 +24,11 @@ const nextTurnOfTheEventLoop = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
+interface Gate {
+  readonly semaphore: Effect.Semaphore
+  users: number
+}
+
 /**
  * Keeps one tenant from taking the whole pool: each tenant has a few turns in the
  * store at once, the others wait (holding no connection) up to a bound, then 429.
@@ -40,7 +45,7 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
         concurrency: options.concurrency ?? fromEnv("ERP_TENANT_CONCURRENCY", options.defaultConcurrency),
         waitMs: options.waitMs ?? fromEnv("ERP_TENANT_QUEUE_MS", 10_000)
       }
-      const gates = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
+      const gates = new Map<string, Gate>()
       const enter = (tenantId: string) => {
         let gate = gates.get(tenantId)
         if (!gate) {
@@ -54,24 +59,22 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
         const gate = gates.get(tenantId)
         if (gate && --gate.users === 0) gates.delete(tenantId)
       }
+      const busy = new TenantBusy({ concurrency: settings.concurrency, waitMs: settings.waitMs })
+      const waitForTurn = (gate: Gate) => gate.semaphore.take(1).pipe(Effect.timeoutFail({ duration: settings.waitMs, onTimeout: () => busy }))
       const run = <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> =>
-        Effect.acquireUseRelease(
-          Effect.sync(() => enter(tenantId)),
-          (gate) => {
-            const waiting = Effect.uninterruptibleMask((restore) =>
-              restore(gate.semaphore.take(1).pipe(
-                Effect.timeoutFail({ duration: settings.waitMs, onTimeout: () => new TenantBusy({ concurrency: settings.concurrency, waitMs: settings.waitMs }) })
-              )).pipe(Effect.flatMap(() => restore(effect).pipe(Effect.ensuring(gate.semaphore.release(1)))))
+        // A turn of the event loop first lets requests that arrived together reach the gate, so turns go by
+        // arrival (on the embedded store one request's statements would otherwise run ahead). A free turn is
+        // taken at once; the timed wait (a timer and a racing fiber) only when the tenant's turns are all in use.
+        Effect.zipRight(
+          nextTurnOfTheEventLoop,
+          Effect.uninterruptibleMask((restore) => {
+            const gate = enter(tenantId)
+            const waiting = Effect.zipRight(restore(waitForTurn(gate)), Effect.ensuring(restore(effect), gate.semaphore.release(1)))
+            return Effect.ensuring(
+              Effect.flatMap(gate.semaphore.withPermitsIfAvailable(1)(restore(effect)), Option.match({ onNone: () => waiting, onSome: Effect.succeed })),
+              Effect.sync(() => leave(tenantId))
             )
-            // A free turn is taken at once: the timed wait (a timer and a racing fiber) only when the tenant's turns
-            // are all in use. A turn of the event loop first lets requests that arrived together reach the gate, so
-            // turns go by arrival (on the embedded store one request's statements would otherwise run ahead).
-            return Effect.zipRight(
-              nextTurnOfTheEventLoop,
-              Effect.flatMap(gate.semaphore.withPermitsIfAvailable(1)(effect), Option.match({ onNone: () => waiting, onSome: Effect.succeed }))
-            )
-          },
-          () => Effect.sync(() => leave(tenantId))
+          })
         )
       return { settings, run }
     })

@@ -1,0 +1,10 @@
+import { Effect, FiberRef } from "effect"
+
+/**
+ * A span named `name` around `effect` when the fiber traces, and nothing otherwise.
+ * `Effect.fn(name)` captures a stack trace on every call and `Effect.withSpan` makes a
+ * span even for a disabled tracer; on the request path both cost more than the work
+ * they wrap. With a tracer installed the spans are as before.
+ */
+export const traced = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime<A, E, R>((fiber) => (fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withSpan(effect, name) : effect))

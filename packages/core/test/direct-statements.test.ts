@@ -1,0 +1,50 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Fiber, ManagedRuntime } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { storeKinds, testStore } from "../../../test/support/stores.js"
+import { layerStore, makeDirect } from "../src/index.js"
+
+/**
+ * Statements outside a transaction run on the driver itself (`makeDirect`): they must behave as
+ * the `@effect/sql` path did — a transaction's statements stay on its connection, a failing
+ * statement fails with the driver's error, and an interrupted one stops running on the server.
+ */
+describe.each(storeKinds)("statements run on the driver on %s", (kind) => {
+  const runtime = ManagedRuntime.make(layerStore(testStore(kind)))
+  afterAll(() => runtime.dispose())
+
+  const run = <A>(use: (sql: SqlClient.SqlClient, direct: Effect.Effect.Success<typeof makeDirect>) => Effect.Effect<A, unknown>) =>
+    runtime.runPromise(Effect.flatMap(Effect.zip(SqlClient.SqlClient, makeDirect), ([sql, direct]) => use(sql, direct)))
+
+  it("runs inside a transaction on the transaction's connection: it sees the transaction's own setting and rows", async () => {
+    const seen = await run((sql, direct) =>
+      sql.withTransaction(Effect.gen(function* () {
+        yield* sql`SET LOCAL erp.direct_check = 'inside'`
+        return yield* direct(sql<{ value: string | null }>`SELECT current_setting('erp.direct_check', true) AS value`)
+      })))
+    expect(seen).toEqual([{ value: "inside" }])
+    const outside = await run((sql, direct) => direct(sql<{ value: string | null }>`SELECT current_setting('erp.direct_check', true) AS value`))
+    expect(outside[0].value ?? "").toBe("")
+  })
+
+  it("answers rows with the store's value parsing and fails with the driver's error", async () => {
+    const rows = await run((sql, direct) => direct(sql<{ n: number; amount: string }>`SELECT ${41}::int + 1 AS n, 1.50::numeric AS amount`))
+    expect(rows).toEqual([{ n: 42, amount: "1.50" }])
+    const failure = await runtime.runPromise(Effect.flip(Effect.flatMap(Effect.zip(SqlClient.SqlClient, makeDirect), ([sql, direct]) => direct(sql`SELECT 1 / 0`))))
+    expect(failure._tag).toBe("SqlError")
+    expect(JSON.stringify(failure.cause)).toMatch(/22012|division by zero/)
+  })
+
+  it.runIf(kind === "postgres")("cancels a statement on the server when its fiber is interrupted", async () => {
+    const marker = `direct-cancel-${Date.now()}`
+    const running = () =>
+      run((sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE ${`%${marker}%`} AND pid <> pg_backend_pid()`)
+        .then((rows) => rows[0].n)
+    const fiber = runtime.runFork(Effect.flatMap(Effect.zip(SqlClient.SqlClient, makeDirect), ([sql, direct]) =>
+      direct(sql`SELECT pg_sleep(30) AS ${sql.literal(`"${marker}"`)}`)))
+    await expect.poll(running, { timeout: 2_000 }).toBe(1)
+    await runtime.runPromise(Fiber.interrupt(fiber))
+    // Well within the store's statement timeout (5 s), which would end it anyway.
+    await expect.poll(running, { timeout: 1_500 }).toBe(0)
+  })
+})
