@@ -76,6 +76,7 @@ export const makeMemoryStore = () => {
   const repository = ResourceRepository.of({
     page: unsupported,
     pageAnswers: unsupported,
+    pageLines: unsupported,
     rangeEnd: unsupported,
     count: unsupported,
     findOne: unsupported,

@@ -16,8 +16,13 @@ export interface LineSink {
   readonly target: string
 }
 
+/**
+ * The line and its break as two writes: a line may be a whole page of an export (hundreds of
+ * KB), which `${line}\n` would copy once more before the stream encodes it.
+ */
 const drainable = (stream: NodeJS.WritableStream) => async (line: string) => {
-  if (!stream.write(`${line}\n`)) await once(stream, "drain")
+  const written = stream.write(line)
+  if (!stream.write("\n") || !written) await once(stream, "drain")
 }
 
 export const stdoutSink = (): LineSink => {

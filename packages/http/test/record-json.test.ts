@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { allResources, type AnyField, type AnyResource, type ChildCollection, type Fields, publicResources, recordJson, type Row } from "@erp/core"
+import { allResources, type AnyField, type AnyResource, type ChildCollection, CursorSecret, type Fields, listShape, operatorPrincipal, parseListQuery, publicResources, recordJson, ResourceEngine, ResourceRepository, resources, type Row } from "@erp/core"
 import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exampleBody } from "../../../test/support/examples.js"
@@ -126,6 +126,51 @@ describe.each(storeKinds)("records built by the store on %s", (kind) => {
       }
     }
     expect(checked).toBeGreaterThan(10)
+  })
+
+  const products = resources.find((resource) => resource.name === "products")!
+  let inserted: Promise<unknown> | undefined
+  /** Products for the walks, once: three a microsecond apart share each millisecond (cursor keys keep milliseconds), half with a block. */
+  const insertWalked = () =>
+    (inserted ??= query(`INSERT INTO products (tenant_id, name, sale_price, tags, br_data, created_at)
+      SELECT $1::uuid, 'Walked ' || n, (n % 7 + 0.5)::numeric, '["walk"]'::jsonb, CASE WHEN n % 2 = 0 THEN '{"ncm_code":"09012100"}'::jsonb ELSE '{}'::jsonb END,
+        timestamptz '2026-03-01 12:00:00+00' + (n / 3) * interval '1 millisecond' + (n % 3) * interval '1 microsecond'
+      FROM generate_series(1, 640) AS n`, [tenant.id]))
+
+  it("walks an export in ranges to the records the store answers one by one, each once and in the list's order", async () => {
+    await insertWalked()
+    const expected = (await query<{ answer: string }>(
+      `SELECT ${recordJson(products, "answer")} AS answer FROM products r WHERE r.tenant_id = $1::uuid AND r.deleted_at IS NULL ORDER BY r.created_at, r.id`,
+      [tenant.id]
+    )).map((row) => row.answer)
+    const pages: Array<{ lines: string; count: number }> = []
+    const walked = await host.run(Effect.gen(function* () {
+      const engine = yield* ResourceEngine
+      const principal = yield* operatorPrincipal(tenant.id, "test")
+      return yield* engine.walkAnswers(products, principal, [], 1000, (lines, count) => Effect.sync(() => pages.push({ lines, count })))
+    }))
+    expect(pages.length).toBeGreaterThanOrEqual(3)
+    for (const page of pages) expect(page.lines.split("\n")).toHaveLength(page.count)
+    expect(walked).toBe(expected.length)
+    expect(pages.map((page) => page.lines).join("\n")).toBe(expected.join("\n"))
+  })
+
+  it("reads a range whole when records were written into it after its end was found", async () => {
+    await insertWalked()
+    const expected = (await query<{ answer: string }>(
+      `SELECT ${recordJson(products, "answer")} AS answer FROM products r WHERE r.tenant_id = $1::uuid AND r.deleted_at IS NULL ORDER BY r.created_at, r.id LIMIT 300`,
+      [tenant.id]
+    )).map((row) => row.answer)
+    expect(expected).toHaveLength(300)
+    const range = await host.run(Effect.gen(function* () {
+      const repo = yield* ResourceRepository
+      const listed = yield* parseListQuery(listShape(products), [], (yield* CursorSecret).key)
+      const end = yield* repo.rangeEnd(products, tenant.id, listed, null, 300)
+      // As if the range held 100 records when its end was found, and 200 were written into it since.
+      return yield* repo.pageLines(products, tenant.id, listed, { direction: "next", key: null, take: 100, until: end! })
+    }))
+    expect(range.count).toBe(300)
+    expect(range.lines).toBe(expected.join("\n"))
   })
 })
 

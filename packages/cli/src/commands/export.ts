@@ -32,7 +32,8 @@ const names = () => resources.map((resource) => resource.name).join(", ")
 /**
  * Records a page of the walk: fewer round trips than the API's 100, still a flat memory profile.
  * A record with children (an order and its items) is several times larger: half the page keeps
- * the three pages in flight (one written, two being built) as small.
+ * the three pages in flight (one written, two being built) as small. NDJSON pages are at most
+ * this: the engine sizes them to their text once the first has come.
  */
 const pageSize = (resource: AnyResource) => (resource.children.length > 0 ? 500 : 1000)
 
@@ -72,9 +73,9 @@ const exportResource = (target: Target, format: Format, tenantId: string, params
     const expect = (total: number) => progress.expect(progress.count() + total)
     // One write per page and file: the stream's backpressure is awaited once a page, not once a row.
     if (format === "ndjson") {
-      // Each line is the record as the store built it for clients: never parsed or re-encoded here.
-      return yield* engine.walkAnswers(resource, principal, params, pageSize(resource), (answers) =>
-        Effect.map(write(target.main, answers.join("\n")), () => progress.add(answers.length)), expect)
+      // Each line is the record as the store built it for clients, a page's lines joined by the store: never parsed or re-encoded here.
+      return yield* engine.walkAnswers(resource, principal, params, pageSize(resource), (lines, count) =>
+        Effect.map(write(target.main, lines), () => progress.add(count)), expect)
     }
     return yield* engine.walk(resource, principal, params, pageSize(resource), (records) =>
       Effect.gen(function* () {

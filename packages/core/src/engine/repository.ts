@@ -44,6 +44,12 @@ export interface KeyedAnswer {
   readonly key: readonly [sortValue: unknown, id: string]
 }
 
+/** Records of a page as NDJSON lines, joined by the store (an export writes them as they come). */
+export interface PageLines {
+  readonly lines: string
+  readonly count: number
+}
+
 export interface PageRequest {
   readonly direction: CursorPosition["direction"]
   /** Start strictly after (next) or before (previous) this key; null is the start (next) or the end (previous). */
@@ -73,6 +79,8 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   readonly page: (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => Effect.Effect<ReadonlyArray<KeyedRecord>>
   /** A page in the same order as `page`, each record as answered (hidden fields left out), as JSON text. */
   readonly pageAnswers: (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => Effect.Effect<ReadonlyArray<KeyedAnswer>>
+  /** A page's answers in the same order, as NDJSON lines built by the store: one text (no line break after the last) and how many records it holds. */
+  readonly pageLines: (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => Effect.Effect<PageLines>
   /** The key of the `size`-th row after `after` in the list's order (not by a nullable field), `null` when fewer rows remain. */
   readonly rangeEnd: (resource: AnyResource, tenantId: string, query: ListQuery, after: CursorPosition["key"], size: number) => Effect.Effect<CursorPosition["key"]>
   /** How many rows a list query matches (for an export's progress; never on a request's path). */

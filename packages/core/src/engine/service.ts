@@ -16,7 +16,7 @@ import type { AnyField } from "./field.js"
 import { type FilterNode, isUuid, makeCondition, parseBracketFilters } from "./filter.js"
 import { type ListQuery, type ListShape, parseBoolean, parseListQuery, type QueryParams } from "./list-query.js"
 import type { Page } from "./page.js"
-import { type KeyedAnswer, type KeyedRecord, type PageRequest, ResourceRepository } from "./repository.js"
+import { type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, ResourceRepository } from "./repository.js"
 import {
   type ActionStore,
   type AnyResource,
@@ -175,6 +175,16 @@ export interface WriteOptions {
   readonly precondition?: Precondition
 }
 
+/** `Walk` with each page as one text of NDJSON lines (no line break after the last) and its number of records. */
+export type LinesWalk = <E>(
+  resource: AnyResource,
+  principal: Principal,
+  params: QueryParams,
+  size: number,
+  onPage: (lines: string, count: number) => Effect.Effect<void, E>,
+  onTotal?: (total: number) => void
+) => Effect.Effect<number, InvalidRequest | Forbidden | E>
+
 /** A walk over every record a list query matches, in pages of `size`, each record as an `A`; answers how many. */
 export type Walk<A> = <E>(
   resource: AnyResource,
@@ -200,9 +210,10 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
   readonly walk: Walk<Row>
   /**
    * `walk` with each record as JSON text, built by the store and never parsed here: what an
-   * export writes line by line.
+   * export writes. `onPage` receives a page as NDJSON lines (no line break after the last) and
+   * how many records they are; pages hold at most `size` records, fewer where records are large.
    */
-  readonly walkAnswers: Walk<string>
+  readonly walkAnswers: LinesWalk
   /** One record by a declared lookup (`code`, `swift`, `iso2`, `tax-id`, …). */
   readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string, params?: QueryParams) => Effect.Effect<Row, ReadError>
   /** The search route: `q` required, mapped to `search`. */
@@ -362,37 +373,52 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const RANGES_AHEAD = 2
 
         /**
+         * About how much text a range holds once the first has shown how large the records are: each
+         * range is one string in the host (three at a time), and strings this large live outside
+         * V8's young generation until a full collection, so the size of a range is what the peak
+         * memory follows. Products (~750 bytes) come ~350 a range, orders with items (~3.5 KB) 125.
+         */
+        const RANGE_TEXT = 256 * 1024
+        const FIRST_RANGE = 100
+
+        /**
          * Building answers is the costliest part of an export, and the store's: where the sort bounds
          * ranges (not a nullable field), the next ranges are found by their keys alone and built on
-         * other connections while this one is written, in order.
+         * other connections while this one is written, in order. Each range comes as one text the
+         * store joined, so the host handles one string per range, not one per record.
          */
-        const walkAnswers = <E>(resource: AnyResource, principal: Principal, params: QueryParams, size: number, onPage: (answers: ReadonlyArray<string>) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
+        const walkAnswers = <E>(resource: AnyResource, principal: Principal, params: QueryParams, most: number, onPage: (lines: string, count: number) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
           Effect.gen(function* () {
             const query = yield* walkQuery(resource, principal, params)
             const tenantId = principal.tenantId
             if (onTotal) onTotal(yield* repo.count(resource, tenantId, query))
-            const answers = (rows: ReadonlyArray<KeyedAnswer>) => onPage(rows.map((row) => row.answer))
             if (query.sort.field !== "id" && resource.filters[query.sort.field]?.nullable) {
-              return yield* walkPages((key) => repo.pageAnswers(resource, tenantId, query, { direction: "next", key, take: size }), size, answers)
+              // No range ends on a nullable key: pages one after another, each positioned by the last one's key.
+              return yield* walkPages((key) => repo.pageAnswers(resource, tenantId, query, { direction: "next", key, take: most }), most,
+                (rows) => onPage(rows.map((row) => row.answer).join("\n"), rows.length))
             }
             return yield* Effect.scoped(Effect.gen(function* () {
-              const pending: Array<Fiber.RuntimeFiber<ReadonlyArray<KeyedAnswer>>> = []
+              const pending: Array<Fiber.RuntimeFiber<PageLines>> = []
               let after: readonly [unknown, string] | null = null
               let ended = false
               let count = 0
+              // The first ranges are few records, whose text sizes the next.
+              let size = Math.min(most, FIRST_RANGE)
               while (true) {
                 while (!ended && pending.length < RANGES_AHEAD) {
                   // (after, end]: a range the next cannot overlap, whatever is written meanwhile.
                   const end: readonly [unknown, string] | null = yield* repo.rangeEnd(resource, tenantId, query, after, size)
-                  pending.push(yield* Effect.forkScoped(repo.pageAnswers(resource, tenantId, query, { direction: "next", key: after, take: size, ...(end ? { until: end } : {}) })))
+                  pending.push(yield* Effect.forkScoped(repo.pageLines(resource, tenantId, query, { direction: "next", key: after, take: size, ...(end ? { until: end } : {}) })))
                   if (end) after = end
                   else ended = true
                 }
                 const next = pending.shift()
                 if (!next) return count
-                const rows = yield* Fiber.join(next)
-                if (rows.length > 0) yield* answers(rows)
-                count += rows.length
+                const range = yield* Fiber.join(next)
+                // Never below a quarter of the caller's size: each range costs its statements' planning and round trips.
+                if (range.count > 0) size = Math.max(Math.ceil(most / 4), Math.min(most, Math.round((RANGE_TEXT * range.count) / range.lines.length)))
+                if (range.count > 0) yield* onPage(range.lines, range.count)
+                count += range.count
               }
             }))
           })

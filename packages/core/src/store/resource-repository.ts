@@ -7,10 +7,10 @@ import type { ColumnType, Fields } from "../engine/field.js"
 import { fieldSql, type FilterField, sqlTypeOf } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
-import { type InsertOptions, type UpdateOptions, type KeyedAnswer, type KeyedRecord, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
+import { type InsertOptions, type UpdateOptions, type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
 import { makeDirect } from "./direct-statements.js"
-import { derivedFieldsRead, readsDependentRows, recordJson } from "./record-json.js"
+import { answerColumns, derivedFieldsRead, readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
 import { constraintError, pgError } from "./sql-errors.js"
@@ -183,8 +183,8 @@ export const makeResourceRepository = Effect.gen(function* () {
 
   // ---- Reads ----
 
-  /** The rows of a page in walking order, with `columns` selected beside their sort key and id. */
-  const pageRows = <A extends object>(resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest, columns: Fragment) => {
+  /** What selects a page's rows in walking order: its conditions, order and limit. */
+  const pageBounds = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => {
     const sort = sortOf(resource, query)
     const { sortSql } = sort
     const ascending = (query.sort.order === "asc") === (request.direction === "next")
@@ -200,15 +200,26 @@ export const makeResourceRepository = Effect.gen(function* () {
     // `(tenant_id, field, id)` index serves a nullable sort as it does any other.
     const order = `${sortSql} ${dir}, r.id ${dir}`
     const limit = request.until ? sql`` : sql`LIMIT ${request.take}`
+    return { sortSql, where: sql.and(where), order: sql.literal(order), limit }
+  }
+
+  /** The rows of a page in walking order, with `columns` selected beside their sort key and id. */
+  const pageRows = <A extends object>(resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest, columns: Fragment) => {
+    const { sortSql, where, order, limit } = pageBounds(resource, tenantId, query, request)
     return direct(sql<A & { __sort_key: unknown; __id: unknown }>`SELECT ${columns}, ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
-      FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${sql.literal(order)} ${limit}`).pipe(Effect.orDie)
+      FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}`).pipe(Effect.orDie)
   }
 
   const rangeEnd = (resource: AnyResource, tenantId: string, query: ListQuery, after: PageRequest["key"], size: number) => {
     if (sortOf(resource, query).nullable) return Effect.die(new Error(`${resource.name}: a range cannot end on a nullable sort field`))
-    // Keys only: the index walks `size` entries and no record is built.
-    return Effect.map(pageRows<{ n: number }>(resource, tenantId, query, { direction: "next", key: after, take: size }, sql.literal("1 AS n")), (rows) =>
-      rows.length < size ? null : keyOf(rows[rows.length - 1]))
+    // Keys only, and only the `size`-th comes back: the index walks `size` entries, no record is
+    // built and the host decodes one row, not a range's worth.
+    const { sortSql, where, order } = pageBounds(resource, tenantId, query, { direction: "next", key: after, take: size })
+    return direct(sql<{ __sort_key: unknown; __id: unknown }>`SELECT ${sql.literal(sortSql)} AS "__sort_key", r.id AS "__id"
+      FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} OFFSET ${size - 1} LIMIT 1`).pipe(
+      Effect.orDie,
+      Effect.map((rows) => (rows.length === 0 ? null : keyOf(rows[0])))
+    )
   }
 
   const keyOf = (row: { __sort_key: unknown; __id: unknown }) => [row.__sort_key ?? null, String(row.__id)] as const
@@ -220,6 +231,37 @@ export const makeResourceRepository = Effect.gen(function* () {
   const pageAnswers = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) =>
     Effect.map(pageRows<{ answer: string }>(resource, tenantId, query, request, sql.literal(`${recordJson(resource, "answer")} AS answer`)), (rows) =>
       rows.map((row): KeyedAnswer => ({ answer: row.answer, key: keyOf(row) })))
+
+  /**
+   * A page's answers as NDJSON lines (joined by line breaks, none after the last), aggregated by
+   * the store: an export receives one text per range, not one string per record to allocate,
+   * join and collect. Each line is `row_to_json` of the page's own select list (`answerColumns`),
+   * the text `recordJson` builds with a subquery per record, a third cheaper. The aggregate takes
+   * the page's rows in the order the page sorted them: an ordered derived table is never merged
+   * into the query around it, and a plain aggregate reads its rows as they come.
+   *
+   * A range up to `until` is read with a limit all the same: an index stops at a row comparison's
+   * upper bound only where its first value changes, so without one a range of records sharing a
+   * creation time (a bulk insert) scanned on to the last of them, every range (a million products
+   * scanned half a million index entries a range). The limit is the range's size when its end was
+   * found; a read that reaches it without the end row (records written into the range since) is
+   * read again with a larger one, so the range is always whole, as one statement reads it.
+   */
+  const pageLines = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest): Effect.Effect<PageLines> => {
+    const { where, order } = pageBounds(resource, tenantId, query, request)
+    const columns = answerColumns(resource)
+    const until = request.until && columns.includes(`r.id AS "id"`) ? request.until : undefined
+    const read = (limit: Fragment, endId: string | undefined) =>
+      direct(sql<{ n: number; lines: string | null; ends: boolean | null }>`SELECT count(*)::int AS n, string_agg(row_to_json(a)::text, E'\\n') AS lines,
+        ${endId === undefined ? sql`NULL` : sql`bool_or(a."id" = ${endId}::${idType(resource)})`} AS ends
+        FROM (SELECT ${sql.literal(columns)} FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}) a`).pipe(Effect.orDie, Effect.map((rows) => rows[0]))
+    const answer = (row: { n: number; lines: string | null }): PageLines => ({ count: Number(row.n), lines: row.lines ?? "" })
+    if (!request.until) return Effect.map(read(sql`LIMIT ${request.take}`, undefined), answer)
+    if (!until) return Effect.map(read(sql``, undefined), answer)
+    const whole = (limit: number): Effect.Effect<PageLines> =>
+      Effect.flatMap(read(sql`LIMIT ${limit}`, until[1]), (row) => (Number(row.n) < limit || row.ends ? Effect.succeed(answer(row)) : whole(limit * 4)))
+    return whole(request.take)
+  }
 
   const count = (resource: AnyResource, tenantId: string, query: ListQuery) =>
     direct(sql<{ n: number }>`SELECT count(*) AS n FROM ${table(resource.table)} r WHERE ${sql.and(baseConditions(resource, tenantId, query))}`).pipe(
@@ -516,7 +558,7 @@ export const makeResourceRepository = Effect.gen(function* () {
   const nextNumber = (tenantId: string, sequence: string) =>
     numberTaken(tenantId, sequence).pipe(Effect.map((rows) => Number((rows[0] as { value: unknown }).value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, pageAnswers, rangeEnd, count, findOne, findMany, findById, findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, pageAnswers, pageLines, rangeEnd, count, findOne, findMany, findById, findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)
