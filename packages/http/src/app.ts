@@ -22,7 +22,7 @@ import { layerAuthentication } from "./authentication.js"
 import { layerDocsRoutes } from "./docs-page.js"
 import { layerHandlers, makeHandlers } from "./handlers.js"
 import { checkPortFree } from "./listen.js"
-import { withLeanReads } from "./lean-reads.js"
+import { withLeanRoutes } from "./lean-routes.js"
 import { withHostConcerns } from "./middleware.js"
 import { layerServerFailures } from "./server-errors.js"
 import { layerSpansOnlyForInstalledTracer } from "./tracing.js"
@@ -69,9 +69,9 @@ export const layerNodeServer = (options: ListenOptions = {}) =>
     Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
   )
 
-/** Around the router: the host's concerns on every request, and the lean route for reads of one record. */
+/** Around the router: the host's concerns on every request, and the lean routes for the most frequent requests. */
 const hostMiddleware = (registry: ReadonlyArray<AnyResource>) => {
-  const lean = withLeanReads(registry)
+  const lean = withLeanRoutes(registry)
   return <E, R>(app: HttpApp.Default<E, R>) => withHostConcerns(lean(app))
 }
 

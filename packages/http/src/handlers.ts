@@ -26,7 +26,8 @@ const pageResponse = (page: Page<string>) =>
     contentType: "application/json"
   })
 
-type Handler = (request: {
+/** One endpoint's handler: the request and its path parameters in, the answer out, for the authenticated caller. */
+export type Handler = (request: {
   readonly request: HttpServerRequest.HttpServerRequest
   readonly path: Readonly<Record<string, string>>
 }) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, CurrentPrincipal>
@@ -36,90 +37,96 @@ interface RawHandlers {
   handleRaw(name: string, handler: Handler): RawHandlers
 }
 
+/** The handlers of one declared resource by endpoint name (`list`, `get`, `create`, `action_<name>` …). */
+export const makeResourceHandlers = (resource: AnyResource) =>
+  Effect.gen(function* () {
+    const engine = yield* ResourceEngine
+    const gate = yield* TenantGate
+    const keys = yield* IdempotencyKeys
+    const principal = CurrentPrincipal
+    /** The store work of a request, in its tenant's turn (bodies are read before: a slow upload holds no turn). */
+    const gated = <A, R>(effect: Effect.Effect<A, ApiError, R>) =>
+      Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, effect)).pipe(
+        Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : error))
+      )
+    /** `gated` for the engine's work with the caller, its domain errors answered as the API's. */
+    const withCaller = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>) =>
+      Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, work(caller))).pipe(
+        Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : toApiError(error)))
+      )
+    const respond = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
+      Effect.map(withCaller(work), (body) => json(body, status))
+    const nested = resource.nestedUnder
+    /** Under a parent (`/webhook-endpoints/{parentId}/deliveries`): the parent must be the caller's (else its 404), the record its own. */
+    const underParent = (caller: Principal, path: Readonly<Record<string, string>>, id?: string) =>
+      !nested
+        ? Effect.void
+        : Effect.gen(function* () {
+          yield* engine.get(nested.parent(), caller, path.parentId, [])
+          if (id === undefined) return
+          const record = yield* engine.get(resource, caller, id, [])
+          if (record[nested.key] !== path.parentId) return yield* Effect.fail(notFound(resource))
+        })
+    /** The route names the parent: its key is the route's, never the query's. */
+    const listParams = (request: HttpServerRequest.HttpServerRequest, path: Readonly<Record<string, string>>): QueryParams =>
+      nested
+        ? [[nested.key, path.parentId], ...queryParams(request).filter(([key]) => key !== nested.key && !key.startsWith(`${nested.key}[`))]
+        : queryParams(request)
+    const byName: Record<string, Handler> = {
+      list: ({ path, request }) =>
+        Effect.map(
+          withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path))) : engine.listAnswers(resource, caller, listParams(request, path))),
+          pageResponse
+        ),
+      search: ({ request }) => respond((caller) => engine.search(resource, caller, queryParams(request))),
+      get: ({ path, request }) =>
+        Effect.flatMap(
+          withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
+          (record) => readResponse(request, resource, record)
+        ),
+      create: ({ request }) =>
+        Effect.flatMap(readJsonBody(request), (body) =>
+          idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.create(resource, caller, body)), (record) => recordResponse(resource, record, 201)))),
+      update: ({ path, request }) =>
+        Effect.gen(function* () {
+          const body = yield* readJsonBody(request)
+          const precondition = yield* preconditionOf(request)
+          return yield* idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.update(resource, caller, path.id, body, { precondition })), (record) => recordResponse(resource, record)))
+        }),
+      remove: ({ path, request }) =>
+        Effect.flatMap(preconditionOf(request), (precondition) =>
+          Effect.as(withCaller((caller) => engine.remove(resource, caller, path.id, { precondition })), HttpServerResponse.empty({ status: 204 })))
+    }
+    for (const action of resource.actions ?? []) {
+      byName[`action_${action.name}`] = ({ path, request }) =>
+        Effect.gen(function* () {
+          const body = action.raw ? yield* readRawBody(request, action.raw.maxBytes) : action.input ? yield* readJsonBody(request) : undefined
+          const precondition = yield* preconditionOf(request)
+          const { id, parentId: _parent, ...params } = path
+          const caller = yield* principal
+          const run = Effect.gen(function* () {
+            yield* underParent(caller, path, id).pipe(mapDomain)
+            const output = yield* gated(engine.action(resource, action, caller, id, params, body, { precondition }).pipe(mapDomain))
+            if (!action.output) return HttpServerResponse.empty({ status: 204 })
+            // An action answering the record it acted on (a cancel) gives its new ETag, for the next If-Match.
+            const answersRecord = typeof output === "object" && output !== null && String((output as { id?: unknown }).id) === id
+            return answersRecord ? recordResponse(resource, output, action.successStatus ?? 200) : json(output, action.successStatus ?? 200)
+          })
+          // Only POST actions take a key: a DELETE is idempotent already.
+          return yield* (action.method === "POST" ? idempotent(keys, request, body, run) : run)
+        })
+    }
+    for (const lookup of resource.lookups ?? []) {
+      byName[`lookup_${lookup.name}`] = ({ path, request }) =>
+        respond((caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter], queryParams(request)))
+    }
+    return byName
+  })
+
 /** The handlers of one declared resource, one per endpoint its declaration gives it. */
 const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
   HttpApiBuilder.group(api, resource.name, (handlers) =>
-    Effect.gen(function* () {
-      const engine = yield* ResourceEngine
-      const gate = yield* TenantGate
-      const keys = yield* IdempotencyKeys
-      const principal = CurrentPrincipal
-      /** The store work of a request, in its tenant's turn (bodies are read before: a slow upload holds no turn). */
-      const gated = <A, R>(effect: Effect.Effect<A, ApiError, R>) =>
-        Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, effect)).pipe(
-          Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : error))
-        )
-      /** `gated` for the engine's work with the caller, its domain errors answered as the API's. */
-      const withCaller = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>) =>
-        Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, work(caller))).pipe(
-          Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : toApiError(error)))
-        )
-      const respond = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
-        Effect.map(withCaller(work), (body) => json(body, status))
-      const nested = resource.nestedUnder
-      /** Under a parent (`/webhook-endpoints/{parentId}/deliveries`): the parent must be the caller's (else its 404), the record its own. */
-      const underParent = (caller: Principal, path: Readonly<Record<string, string>>, id?: string) =>
-        !nested
-          ? Effect.void
-          : Effect.gen(function* () {
-            yield* engine.get(nested.parent(), caller, path.parentId, [])
-            if (id === undefined) return
-            const record = yield* engine.get(resource, caller, id, [])
-            if (record[nested.key] !== path.parentId) return yield* Effect.fail(notFound(resource))
-          })
-      /** The route names the parent: its key is the route's, never the query's. */
-      const listParams = (request: HttpServerRequest.HttpServerRequest, path: Readonly<Record<string, string>>): QueryParams =>
-        nested
-          ? [[nested.key, path.parentId], ...queryParams(request).filter(([key]) => key !== nested.key && !key.startsWith(`${nested.key}[`))]
-          : queryParams(request)
-      const byName: Record<string, Handler> = {
-        list: ({ path, request }) =>
-          Effect.map(
-            withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path))) : engine.listAnswers(resource, caller, listParams(request, path))),
-            pageResponse
-          ),
-        search: ({ request }) => respond((caller) => engine.search(resource, caller, queryParams(request))),
-        get: ({ path, request }) =>
-          Effect.flatMap(
-            withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
-            (record) => readResponse(request, resource, record)
-          ),
-        create: ({ request }) =>
-          Effect.flatMap(readJsonBody(request), (body) =>
-            idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.create(resource, caller, body)), (record) => recordResponse(resource, record, 201)))),
-        update: ({ path, request }) =>
-          Effect.gen(function* () {
-            const body = yield* readJsonBody(request)
-            const precondition = yield* preconditionOf(request)
-            return yield* idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.update(resource, caller, path.id, body, { precondition })), (record) => recordResponse(resource, record)))
-          }),
-        remove: ({ path, request }) =>
-          Effect.flatMap(preconditionOf(request), (precondition) =>
-            Effect.as(withCaller((caller) => engine.remove(resource, caller, path.id, { precondition })), HttpServerResponse.empty({ status: 204 })))
-      }
-      for (const action of resource.actions ?? []) {
-        byName[`action_${action.name}`] = ({ path, request }) =>
-          Effect.gen(function* () {
-            const body = action.raw ? yield* readRawBody(request, action.raw.maxBytes) : action.input ? yield* readJsonBody(request) : undefined
-            const precondition = yield* preconditionOf(request)
-            const { id, parentId: _parent, ...params } = path
-            const caller = yield* principal
-            const run = Effect.gen(function* () {
-              yield* underParent(caller, path, id).pipe(mapDomain)
-              const output = yield* gated(engine.action(resource, action, caller, id, params, body, { precondition }).pipe(mapDomain))
-              if (!action.output) return HttpServerResponse.empty({ status: 204 })
-              // An action answering the record it acted on (a cancel) gives its new ETag, for the next If-Match.
-              const answersRecord = typeof output === "object" && output !== null && String((output as { id?: unknown }).id) === id
-              return answersRecord ? recordResponse(resource, output, action.successStatus ?? 200) : json(output, action.successStatus ?? 200)
-            })
-            // Only POST actions take a key: a DELETE is idempotent already.
-            return yield* (action.method === "POST" ? idempotent(keys, request, body, run) : run)
-          })
-      }
-      for (const lookup of resource.lookups ?? []) {
-        byName[`lookup_${lookup.name}`] = ({ path, request }) =>
-          respond((caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter], queryParams(request)))
-      }
+    Effect.map(makeResourceHandlers(resource), (byName) => {
       const names = Object.keys(api.groups[resource.name].endpoints)
       const built = names.reduce((chain, name) => chain.handleRaw(name, byName[name]), handlers as unknown as RawHandlers)
       return built as unknown as HttpApiBuilder.Handlers<never, never, never, never>

@@ -4,11 +4,12 @@ import { startTestHost, type TestHost, type TestTenant } from "../../../test/sup
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 
 /**
- * `GET /<resource>/<id>` without a query string is answered around the router (`lean-reads.ts`);
- * with `?` (an empty query) the same request goes through it. Both must answer alike: status,
- * body and the fields a client reads, for every outcome a read of one record can have.
+ * `GET /<resource>/<id>`, `POST /<resource>` and `PATCH /<resource>/<id>` without a query string
+ * are answered around the router (`lean-routes.ts`); with `?` (an empty query) the same request
+ * goes through it. Both must answer alike: status, body and the fields a client reads, for every
+ * outcome such a request can have.
  */
-describe.each(storeKinds)("reads of one record beside the router on %s", (kind) => {
+describe.each(storeKinds)("the most frequent requests beside the router on %s", (kind) => {
   let host: TestHost
   let tenant: TestTenant
   let other: TestTenant
@@ -28,16 +29,33 @@ describe.each(storeKinds)("reads of one record beside the router on %s", (kind) 
 
   const COMPARED = ["content-type", "etag", "www-authenticate", "retry-after", "ratelimit-limit", "api-version", "x-request-id"]
 
-  const answer = async (path: string, headers: Record<string, string>) => {
-    const response = await fetch(host.url + path, { headers: { "x-request-id": "lean-check", ...headers } })
+  const answer = async (path: string, headers: Record<string, string>, method = "GET", body?: string) => {
+    const response = await fetch(host.url + path, {
+      method,
+      headers: { "x-request-id": "lean-check", ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+      ...(body === undefined ? {} : { body })
+    })
     return { status: response.status, body: await response.text(), headers: Object.fromEntries(COMPARED.map((name) => [name, response.headers.get(name)])) }
   }
 
   /** The lean answer and the router's, for the same request. */
-  const both = async (path: string, headers: Record<string, string>) => {
-    const lean = await answer(path, headers)
-    const routed = await answer(`${path}?`, headers)
+  const both = async (path: string, headers: Record<string, string>, method = "GET", body?: string) => {
+    const lean = await answer(path, headers, method, body)
+    const routed = await answer(`${path}?`, headers, method, body)
     expect(lean).toEqual(routed)
+    return lean
+  }
+
+  /** A write's answers: alike but for what each write makes anew (id, times, the ETag of its record). */
+  const bothWrites = async (path: string, headers: Record<string, string>, method: string, body: string) => {
+    const comparable = ({ status, body: text, headers: fields }: Awaited<ReturnType<typeof answer>>) => {
+      const parsed = text ? JSON.parse(text) : undefined
+      const { id: _id, created_at: _created, updated_at: _updated, ...rest } = parsed ?? {}
+      return { status, body: status < 300 ? rest : parsed, headers: { ...fields, etag: fields.etag === null ? null : "present" } }
+    }
+    const lean = await answer(path, headers, method, body)
+    const routed = await answer(`${path}?`, headers, method, body)
+    expect(comparable(lean)).toEqual(comparable(routed))
     return lean
   }
 
@@ -82,5 +100,23 @@ describe.each(storeKinds)("reads of one record beside the router on %s", (kind) 
       headers: { ...refusedRouted.headers, "retry-after": null },
       body: JSON.parse(refusedRouted.body).code
     })
+  })
+
+  it("creates and updates as the router does, refusals included", async () => {
+    const created = await bothWrites("/products", bearer(tenant.token), "POST", JSON.stringify({ name: "Lean create", sale_price: "1.50" }))
+    expect(created.status).toBe(201)
+    expect((await bothWrites("/products", bearer(tenant.token), "POST", JSON.stringify({ name: "x", id: randomUUID() }))).status).toBe(400)
+    expect((await bothWrites("/products", bearer(tenant.token), "POST", "{not json")).status).toBe(400)
+    expect((await bothWrites("/products", bearer(tenant.token), "POST", JSON.stringify({ name: "x", unit_of_measurement_id: randomUUID() }))).status).toBe(422)
+    const id = JSON.parse(created.body).id
+    const updated = await bothWrites(`/products/${id}`, bearer(tenant.token), "PATCH", JSON.stringify({ sale_price: "2.00" }))
+    expect(updated.status).toBe(200)
+    expect(JSON.parse(updated.body).sale_price).toBe("2.000000")
+    expect((await bothWrites(`/products/${id}`, { ...bearer(tenant.token), "if-match": "\"stale\"" }, "PATCH", JSON.stringify({ name: "y" }))).status).toBe(412)
+    expect((await bothWrites(`/products/${randomUUID()}`, bearer(tenant.token), "PATCH", JSON.stringify({ name: "y" }))).status).toBe(404)
+    expect((await bothWrites(`/products/${otherProductId}`, bearer(tenant.token), "PATCH", JSON.stringify({ name: "y" }))).status).toBe(404)
+    const readOnly = await host.createKey(tenant.id, [{ resource_code: "*", can_read: true, can_create: false, can_update: false, can_delete: false }])
+    expect((await bothWrites("/products", bearer(readOnly.token), "POST", JSON.stringify({ name: "z" }))).status).toBe(403)
+    expect((await bothWrites("/products", bearer("sk_nothing_here"), "POST", JSON.stringify({ name: "z" }))).status).toBe(401)
   })
 })
