@@ -41,25 +41,34 @@ export const limitCredential = (principal: Pick<Principal, "credential">, limite
     }))
 }
 
+/** A request's credential as its principal: the issuer is the URL the request reached, `X-Tenant-Id` picks a user's company. */
+export const authenticateRequest = (
+  authenticator: Authenticator["Type"],
+  config: OAuthConfig["Type"],
+  request: HttpServerRequest.HttpServerRequest,
+  authorization: string
+) => {
+  const tenantId = request.headers["x-tenant-id"]
+  return authenticator.authenticate(authorization, { issuer: publicUrl(config, request), ...(tenantId ? { tenantId } : {}) })
+}
+
+/** An authenticated caller let in: its tenant noted in the request's trace (for a failure's log line), the request counted. */
+export const admit = (principal: Principal, limiter: CredentialRateLimiter["Type"]) =>
+  Effect.withFiberRuntime<void, TooManyRequests>((fiber) => {
+    const trace = fiber.getFiberRef(CurrentTrace)
+    if (trace) trace.tenantId = principal.tenantId
+    return limitCredential(principal, limiter)
+  })
+
 export const layerAuthentication = Layer.effect(
   Authentication,
   Effect.map(Effect.all([Authenticator, OAuthConfig, CredentialRateLimiter]), ([authenticator, config, limiter]) =>
     Authentication.of({
       authorization: (credential) =>
-        Effect.withFiberRuntime((fiber) => {
-          const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-          const tenantId = request.headers["x-tenant-id"]
-          return authenticator.authenticate(Redacted.value(credential), {
-            issuer: publicUrl(config, request),
-            ...(tenantId ? { tenantId } : {})
-          }).pipe(
+        Effect.withFiberRuntime((fiber) =>
+          authenticateRequest(authenticator, config, Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest), Redacted.value(credential)).pipe(
             Effect.mapError((error) => toApiError(error) as Unauthorized | BadRequest),
-            Effect.tap((principal) => {
-              const trace = fiber.getFiberRef(CurrentTrace)
-              if (trace) trace.tenantId = principal.tenantId
-              return limitCredential(principal, limiter)
-            })
-          )
-        })
+            Effect.tap((principal) => admit(principal, limiter))
+          ))
     }))
 )

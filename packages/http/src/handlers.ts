@@ -44,12 +44,10 @@ export const makeResourceHandlers = (resource: AnyResource) =>
     const gate = yield* TenantGate
     const keys = yield* IdempotencyKeys
     const principal = CurrentPrincipal
-    /** The store work of a request, in its tenant's turn (bodies are read before: a slow upload holds no turn). */
-    const gated = <A, R>(effect: Effect.Effect<A, ApiError, R>) =>
-      Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, effect)).pipe(
-        Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : error))
-      )
-    /** `gated` for the engine's work with the caller, its domain errors answered as the API's. */
+    /**
+     * The engine's work for the caller, in its tenant's turn (bodies are read before: a slow upload
+     * holds no turn), its domain errors answered as the API's.
+     */
     const withCaller = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>) =>
       Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, work(caller))).pipe(
         Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : toApiError(error)))
@@ -106,7 +104,7 @@ export const makeResourceHandlers = (resource: AnyResource) =>
           const caller = yield* principal
           const run = Effect.gen(function* () {
             yield* underParent(caller, path, id).pipe(mapDomain)
-            const output = yield* gated(engine.action(resource, action, caller, id, params, body, { precondition }).pipe(mapDomain))
+            const output = yield* withCaller(() => engine.action(resource, action, caller, id, params, body, { precondition }))
             if (!action.output) return HttpServerResponse.empty({ status: 204 })
             // An action answering the record it acted on (a cancel) gives its new ETag, for the next If-Match.
             const answersRecord = typeof output === "object" && output !== null && String((output as { id?: unknown }).id) === id

@@ -1,11 +1,10 @@
 import { HttpApp, HttpServerRequest } from "@effect/platform"
 import { type AnyResource, Authenticator, CredentialRateLimiter, CurrentPrincipal, IdempotencyKeys, OAuthConfig, publicResources, ResourceEngine, TenantGate } from "@erp/core"
 import { Context, Effect, Option } from "effect"
-import { limitCredential } from "./authentication.js"
+import { admit, authenticateRequest } from "./authentication.js"
 import { errorResponse } from "./errors.js"
 import { type Handler, makeResourceHandlers } from "./handlers.js"
-import { publicUrl } from "./public-url.js"
-import { CurrentTrace, handleServerFailures } from "./server-errors.js"
+import { handleServerFailures } from "./server-errors.js"
 
 /** Which endpoint of a top-level resource a request is, for the requests answered here. */
 const endpointOf = (method: string, resource: AnyResource, id: string | undefined): string | undefined => {
@@ -30,9 +29,9 @@ export const withLeanRoutes = (registry: ReadonlyArray<AnyResource>) => {
   const byName = new Map(publicResources(registry).filter((resource) => !resource.nestedUnder).map((resource) => [resource.name, resource] as const))
   // Made on a resource's first request, from the services in the request's context.
   const handlers = new Map<AnyResource, Record<string, Handler>>()
-  const handlersOf = (resource: AnyResource, services: Context.Context<ResourceEngine | TenantGate | IdempotencyKeys>) => {
+  const handlersOf = (resource: AnyResource, services: () => Context.Context<ResourceEngine | TenantGate | IdempotencyKeys>) => {
     const made = handlers.get(resource)
-    return made ? Effect.succeed(made) : makeResourceHandlers(resource).pipe(Effect.provide(services), Effect.tap((built) => Effect.sync(() => handlers.set(resource, built))))
+    return made ? Effect.succeed(made) : makeResourceHandlers(resource).pipe(Effect.provide(services()), Effect.tap((built) => Effect.sync(() => handlers.set(resource, built))))
   }
   return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.withFiberRuntime((fiber) => {
@@ -56,16 +55,13 @@ export const withLeanRoutes = (registry: ReadonlyArray<AnyResource>) => {
       ])
       if (!resource || !name || Option.isNone(services)) return app
       const [authenticator, config, limiter, engine, gate, keys] = services.value
-      const handlerServices = Context.make(ResourceEngine, engine).pipe(Context.add(TenantGate, gate), Context.add(IdempotencyKeys, keys))
-      const tenantId = request.headers["x-tenant-id"]
+      const handlerServices = () => Context.make(ResourceEngine, engine).pipe(Context.add(TenantGate, gate), Context.add(IdempotencyKeys, keys))
       return Effect.flatMap(
-        Effect.either(authenticator.authenticate(authorization, { issuer: publicUrl(config, request), ...(tenantId ? { tenantId } : {}) })),
+        Effect.either(authenticateRequest(authenticator, config, request, authorization)),
         (authenticated) => {
           if (authenticated._tag === "Left") return app
           const principal = authenticated.right
-          const trace = fiber.getFiberRef(CurrentTrace)
-          if (trace) trace.tenantId = principal.tenantId
-          const answer = limitCredential(principal, limiter).pipe(
+          const answer = admit(principal, limiter).pipe(
             Effect.zipRight(Effect.flatMap(handlersOf(resource, handlerServices), (built) => built[name]({ request, path: id === undefined ? {} : { id } }))),
             Effect.provideService(CurrentPrincipal, principal),
             Effect.catchAll((error) => Effect.succeed(errorResponse(error)))
