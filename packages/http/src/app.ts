@@ -28,6 +28,7 @@ import { layerServerFailures } from "./server-errors.js"
 import { layerSpansOnlyForInstalledTracer } from "./tracing.js"
 import { SignInHook } from "./browser-session.js"
 import { layerOAuthRoutes } from "./oauth/routes.js"
+import { layerOpenApiRoute } from "./openapi-route.js"
 import { layerMcpRoutes, McpAllowedOrigins } from "./mcp-route.js"
 import { layerPanelRoutes } from "./panel/routes.js"
 import { ArrivedAs } from "./middleware.js"
@@ -41,7 +42,7 @@ export const makeHttpApiLayer = (registry: ReadonlyArray<AnyResource> = allResou
   const api = registry === allResources ? Api : makeApi(registry)
   const handlers = registry === allResources ? layerHandlers : makeHandlers(api, registry)
   const panel = options.panel === false ? Layer.empty : layerPanelRoutes(registry)
-  return Layer.mergeAll(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }), layerDocsRoutes, layerOAuthRoutes, layerMcpRoutes, panel, layerServerFailures).pipe(
+  return Layer.mergeAll(layerOpenApiRoute, layerDocsRoutes, layerOAuthRoutes, layerMcpRoutes, panel, layerServerFailures).pipe(
     Layer.provideMerge(HttpApiBuilder.api(api).pipe(Layer.provide(handlers), Layer.provide(layerAuthentication)))
   )
 }

@@ -1,0 +1,71 @@
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const LAUNCHER = fileURLToPath(new URL("../bin/erp.js", import.meta.url))
+const PACKAGES = ["core", "http", "mcp", "cli"]
+
+/**
+ * `bin/erp.js` runs the bundle only while it is at least as new as every package's build: after a
+ * `tsc -b` that the bundle has not followed, the compiled modules run, so a developer never runs
+ * yesterday's code. Checked on a copy of the launcher over a bundle and a dist/ that say who ran.
+ */
+describe("the erp launcher", () => {
+  let root: string
+  const file = (relative: string) => path.join(root, relative)
+  const touch = (relative: string, at: number) => fs.utimesSync(file(relative), at, at)
+  const run = (...args: Array<string>) => execFileSync(process.execPath, [file("cli/bin/erp.js"), ...args], { encoding: "utf8" }).trim()
+
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), "erp-launcher-"))
+    fs.mkdirSync(file("cli/bin"), { recursive: true })
+    fs.mkdirSync(file("cli/dist/bundle"), { recursive: true })
+    fs.copyFileSync(LAUNCHER, file("cli/bin/erp.js"))
+    fs.writeFileSync(file("cli/package.json"), JSON.stringify({ type: "module" }))
+    fs.writeFileSync(file("cli/dist/bundle/main.cjs"), "exports.main = (argv) => console.log('bundle ' + argv.slice(2).join(' '))\n")
+    fs.writeFileSync(file("cli/dist/main.js"), "export const main = (argv) => console.log('dist ' + argv.slice(2).join(' '))\n")
+    fs.writeFileSync(file("cli/dist/version.js"), "export const VERSION = '9.9.9'\n")
+    for (const name of PACKAGES) {
+      fs.mkdirSync(file(`${name}/dist`), { recursive: true })
+      fs.writeFileSync(file(`${name}/dist/.tsbuildinfo`), "{}")
+    }
+  })
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+
+  const builtAt = (seconds: number) => {
+    for (const name of PACKAGES) touch(`${name}/dist/.tsbuildinfo`, seconds)
+  }
+
+  it("runs the bundle when it is newer than every package's build", () => {
+    builtAt(1_000)
+    touch("cli/dist/bundle/main.cjs", 2_000)
+    expect(run("tenants", "list")).toBe("bundle tenants list")
+    // Again, now with the V8 code cache the first run wrote.
+    expect(fs.existsSync(file("cli/dist/bundle/main.v8-cache"))).toBe(true)
+    expect(run("tenants", "list")).toBe("bundle tenants list")
+  })
+
+  it("runs the compiled modules when one package was built after the bundle", () => {
+    builtAt(1_000)
+    touch("cli/dist/bundle/main.cjs", 2_000)
+    touch("http/dist/.tsbuildinfo", 3_000)
+    expect(run("keys", "list")).toBe("dist keys list")
+  })
+
+  it("runs the compiled modules when there is no bundle", () => {
+    fs.renameSync(file("cli/dist/bundle/main.cjs"), file("cli/dist/bundle/away.cjs"))
+    try {
+      expect(run("migrate")).toBe("dist migrate")
+    } finally {
+      fs.renameSync(file("cli/dist/bundle/away.cjs"), file("cli/dist/bundle/main.cjs"))
+    }
+  })
+
+  it("answers --version without loading either", () => {
+    fs.writeFileSync(file("cli/dist/main.js"), "throw new Error('loaded')\n")
+    expect(run("--version")).toBe("9.9.9")
+  })
+})
