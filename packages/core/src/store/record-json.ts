@@ -47,10 +47,11 @@ const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 /**
  * `{ name: value, … }` in the given order, compact (`row_to_json` writes no spaces, where
- * `json_build_object` writes `"name" : value`), with no limit on members.
+ * `json_build_object` writes `"name" : value`), with no limit on members; with `from`, the values
+ * are read from its row (NULL when it has none).
  */
-const jsonObject = (members: ReadonlyArray<readonly [string, string]>): string =>
-  `(SELECT row_to_json(j) FROM (SELECT ${members.map(([name, value]) => `${value} AS ${quoted(name)}`).join(", ")}) j)`
+const jsonObject = (members: ReadonlyArray<readonly [string, string]>, from?: string): string =>
+  `(SELECT row_to_json(j) FROM (SELECT ${members.map(([name, value]) => `${value} AS ${quoted(name)}`).join(", ")}${from ? ` FROM ${from}` : ""}) j)`
 
 const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
 
@@ -102,9 +103,12 @@ const includes = (field: AnyField, mode: RecordMode) => (mode === "row" ? field.
 const decodedBy = (field: AnyField, mode: RecordMode) =>
   (mode === "row" || field.embed ? field.read ?? field.output : field.output)!
 
-/** The record of one level: its fields in declaration order. */
-const levelRecord = (level: Level, mode: RecordMode, depth: number): string =>
-  jsonObject(entries(level.fields).filter(([, field]) => includes(field, mode)).map(([name, field]) => [name, fieldValue(level, name, field, mode, depth)]))
+/** The members of one level's record: its fields in declaration order. */
+const levelMembers = (level: Level, mode: RecordMode, depth: number): ReadonlyArray<readonly [string, string]> =>
+  entries(level.fields).filter(([, field]) => includes(field, mode)).map(([name, field]) => [name, fieldValue(level, name, field, mode, depth)] as const)
+
+/** The record of one level. */
+const levelRecord = (level: Level, mode: RecordMode, depth: number): string => jsonObject(levelMembers(level, mode, depth))
 
 const fieldValue = (level: Level, name: string, field: AnyField, mode: RecordMode, depth: number): string => {
   if (depth > MAX_DEPTH) throw new Error(`${level.name}.${name}: records embed each other more than ${MAX_DEPTH} deep`)
@@ -139,8 +143,8 @@ const childrenValue = (level: Level, collection: ChildCollection, mode: RecordMo
 const sourceOf = (key: string, pick: Pick | undefined): string =>
   pick === undefined || typeof pick === "string" || Array.isArray(pick) ? key : (pick as Readonly<Record<string, string>>)[key] ?? key
 
-/** Another record as an embed answers it: one value (`pick` a name), the keys its schema answers, or the whole record. */
-const embeddedValue = (target: AnyResource, shape: SchemaAST.AST | undefined, pick: Pick | undefined, depth: number): string => {
+/** Another record as an embed answers it: one value (`pick` a name), or the members of an object (the keys its schema answers, or the whole record). */
+const embeddedValue = (target: AnyResource, shape: SchemaAST.AST | undefined, pick: Pick | undefined, depth: number): string | ReadonlyArray<readonly [string, string]> => {
   const level = resourceLevel(target)
   const value = (name: string) => {
     const field = target.fields[name]
@@ -148,8 +152,8 @@ const embeddedValue = (target: AnyResource, shape: SchemaAST.AST | undefined, pi
   }
   if (typeof pick === "string") return value(pick)
   const keys = (shape && objectKeysOf(shape, "decoded")) ?? (pick === undefined ? undefined : Array.isArray(pick) ? pick : Object.keys(pick))
-  if (!keys) return levelRecord(level, "answer", depth)
-  return jsonObject(keys.map((key) => [key, value(sourceOf(key, pick))]))
+  if (!keys) return levelMembers(level, "answer", depth)
+  return keys.map((key) => [key, value(sourceOf(key, pick))] as const)
 }
 
 const embedValue = (level: Level, name: string, field: AnyField, mode: RecordMode, depth: number): string => {
@@ -160,15 +164,19 @@ const embedValue = (level: Level, name: string, field: AnyField, mode: RecordMod
   if (embed.kind === "one") {
     const key = level.fields[embed.key]
     if (!key?.column) throw new Error(`${level.name}.${name}: embeds through ${embed.key}, which is not stored`)
+    const keyValue = key.column.sql ? `(${key.column.sql})` : `r.${embed.key}`
     // Deleted records still show where they are embedded (an order keeps its customer).
-    return `(SELECT ${embeddedValue(target, shape, embed.pick, depth + 1)} FROM ${parentValues(level, key.column.sql ? `(${key.column.sql})` : `r.${embed.key}`)}` +
-      ` JOIN ${target.table} r ON r.id = o.k${tenantJoin(level, targetLevel)})`
+    const source = `${parentValues(level, keyValue)} JOIN ${target.table} r ON r.id = o.k${tenantJoin(level, targetLevel)}`
+    const value = embeddedValue(target, shape, embed.pick, depth + 1)
+    // The object is built in the subquery that finds the record (one subquery a record, not two), and none runs for an empty key.
+    return `CASE WHEN ${keyValue} IS NULL THEN NULL ELSE ${typeof value === "string" ? `(SELECT ${value} FROM ${source})` : jsonObject(value, source)} END`
   }
   const { field: sortField, order } = target.defaultSort
   const sort = `${fieldSql(sortField, target.filters[sortField])} ${order === "asc" ? "ASC" : "DESC"}, r.id`
   const live = isSoftDeleted(target) ? " WHERE r.deleted_at IS NULL" : ""
   const element = arrayElementOf(shape, "decoded")
-  return `(SELECT coalesce(json_agg(${embeddedValue(target, element, embed.pick, depth + 1)} ORDER BY ${sort}), '[]'::json) FROM ${parentValues(level, "r.id")}` +
+  const value = embeddedValue(target, element, embed.pick, depth + 1)
+  return `(SELECT coalesce(json_agg(${typeof value === "string" ? value : jsonObject(value)} ORDER BY ${sort}), '[]'::json) FROM ${parentValues(level, "r.id")}` +
     ` JOIN ${target.table} r ON r.${embed.foreignKey} = o.k${tenantJoin(level, targetLevel)}${live})`
 }
 
