@@ -44,7 +44,7 @@ describe("the erp launcher", () => {
     touch("cli/dist/bundle/main.cjs", 2_000)
     expect(run("tenants", "list")).toBe("bundle tenants list")
     // Again, now with the V8 code cache the first run wrote.
-    expect(fs.existsSync(file("cli/dist/bundle/main.v8-cache"))).toBe(true)
+    expect(fs.existsSync(file("cli/dist/bundle/short.v8-cache"))).toBe(true)
     expect(run("tenants", "list")).toBe("bundle tenants list")
   })
 
