@@ -5,11 +5,17 @@ import { eventually, startReceiver } from "../../../test/support/webhook-receive
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 })
 
-// The receiver is on loopback; a short lease lets the restarted host take over what the killed one held.
-process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
-process.env.ERP_WEBHOOKS_LEASE_SECONDS = "2"
-
 describe("erp webhooks, and the dispatcher of erp serve", () => {
+  // The receiver is on loopback; a short lease lets the restarted host take over what the killed one held.
+  beforeAll(() => {
+    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
+    process.env.ERP_WEBHOOKS_LEASE_SECONDS = "2"
+  })
+  afterAll(() => {
+    delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
+    delete process.env.ERP_WEBHOOKS_LEASE_SECONDS
+  })
+
   const flags = ["--data-dir", testDataDir()]
   let receiver: Awaited<ReturnType<typeof startReceiver>>
   let tenantId: string

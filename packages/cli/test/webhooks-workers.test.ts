@@ -36,6 +36,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("erp serve and two erp workers on 
   afterAll(async () => {
     await Promise.all(children.map(stop))
     await receiver?.close()
+    delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
   })
 
   it("delivers every event once, never the same delivery twice at once, at most 4 in flight for the endpoint", async () => {
