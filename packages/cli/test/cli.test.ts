@@ -2,13 +2,9 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { erp, json, serve, stop } from "../../../test/support/cli.js"
 import { testDataDir } from "../../../test/support/stores.js"
-
-// Each command is a new Node process (seconds each); on 2 busy cores a test of several takes well over the default 30 s.
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 })
-
 
 describe("erp CLI on the embedded store", () => {
   let dir: string

@@ -1,11 +1,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { erp, json } from "../../../test/support/cli.js"
 import { testDataDir } from "../../../test/support/stores.js"
-
-// Each command is a Node process of its own (seconds each on busy cores).
-vi.setConfig({ testTimeout: 240_000, hookTimeout: 180_000 })
 
 const SAO_PAULO_CITY = 3550308
 

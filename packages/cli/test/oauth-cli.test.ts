@@ -1,6 +1,6 @@
 import type { ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   authorizationUrl,
   FormSession,
@@ -12,9 +12,6 @@ import {
 } from "../../../test/support/oauth.js"
 import { erp, json, serve, stop } from "../../../test/support/cli.js"
 import { testDataDir } from "../../../test/support/stores.js"
-
-// Each command is a new Node process (seconds each); on 2 busy cores a test of several takes well over the default 30 s.
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 })
 
 const PASSWORD = "a long enough passphrase"
 

@@ -1,12 +1,9 @@
 import BigNumber from "bignumber.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { erp, json } from "../../../test/support/cli.js"
 import { testDataDir } from "../../../test/support/stores.js"
-
-// Each command is a Node process of its own; seeding writes a few hundred records through the engine.
-vi.setConfig({ testTimeout: 240_000, hookTimeout: 240_000 })
 
 type Json = Record<string, any>
 

@@ -4,12 +4,9 @@ import { Effect, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { erp, json, serve, stop } from "../../../test/support/cli.js"
 import { storeKinds, testDataDir } from "../../../test/support/stores.js"
-
-// Each command is a new Node process (seconds each); on 2 busy cores a test of several takes well over the default 30 s.
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 })
 
 const ITAU = "3fe12489-cf24-5c1f-8431-20e79d761713"
 const KGM = "760d4b29-73a0-55f0-a2bc-6060d0f4edf5"

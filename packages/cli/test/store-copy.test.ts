@@ -4,11 +4,9 @@ import { Effect, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { erp, json } from "../../../test/support/cli.js"
 import { testDataDir } from "../../../test/support/stores.js"
-
-vi.setConfig({ testTimeout: 240_000, hookTimeout: 240_000 })
 
 const base = process.env.TEST_DATABASE_URL
 

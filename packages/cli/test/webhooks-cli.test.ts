@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { erp, json, serve, stop } from "../../../test/support/cli.js"
 import { testDataDir } from "../../../test/support/stores.js"
 import { eventually, startReceiver } from "../../../test/support/webhook-receiver.js"
-
-vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 })
 
 describe("erp webhooks, and the dispatcher of erp serve", () => {
   // The receiver is on loopback; a short lease lets the restarted host take over what the killed one held.

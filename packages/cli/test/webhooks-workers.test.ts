@@ -1,9 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BIN, erp, json, serve, stop } from "../../../test/support/cli.js"
 import { eventually, startReceiver } from "../../../test/support/webhook-receiver.js"
-
-vi.setConfig({ testTimeout: 180_000, hookTimeout: 180_000 })
 
 /** Starts `erp worker` and resolves once it says it is sending. */
 const worker = (args: ReadonlyArray<string>) =>
