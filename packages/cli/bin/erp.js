@@ -89,8 +89,10 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 } else {
   // The embedded store is PostgreSQL compiled to WebAssembly. V8 compiles it quickly first, then
   // again, optimised, on other threads: worth it for a host or a data job, not for a command of a
-  // second, whose store is closed before the optimised code would run (0.35 s and 0.8 s of CPU less).
-  const short = !LONG_RUNNING.has(commandOf(args))
+  // second, whose store is closed before the optimised code would run (0.5 s and 1.3 s of CPU
+  // less). On PostgreSQL there is no WebAssembly, and the flag alone costs a few per cent.
+  const onPostgres = Boolean(process.env.DATABASE_URL) || args.some((arg) => arg === "--database-url" || arg.startsWith("--database-url="))
+  const short = !LONG_RUNNING.has(commandOf(args)) && !onPostgres
   if (short) v8.setFlagsFromString("--liftoff-only")
   // V8 refuses a cache made under other flags: export and import (run with their own heap limits) and
   // the short commands keep theirs.

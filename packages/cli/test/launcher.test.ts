@@ -17,7 +17,9 @@ describe("the erp launcher", () => {
   let root: string
   const file = (relative: string) => path.join(root, relative)
   const touch = (relative: string, at: number) => fs.utimesSync(file(relative), at, at)
-  const run = (...args: Array<string>) => execFileSync(process.execPath, [file("cli/bin/erp.js"), ...args], { encoding: "utf8" }).trim()
+  // On the embedded store (no DATABASE_URL), where short commands keep a code cache of their own.
+  const run = (...args: Array<string>) =>
+    execFileSync(process.execPath, [file("cli/bin/erp.js"), ...args], { encoding: "utf8", env: { ...process.env, DATABASE_URL: "" } }).trim()
 
   beforeAll(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), "erp-launcher-"))
