@@ -15,7 +15,6 @@ export const queryParams = (request: HttpServerRequest.HttpServerRequest): Query
   return query < 0 ? [] : [...new URLSearchParams(request.url.slice(query + 1)).entries()]
 }
 
-
 const mapDomain = Effect.mapError((error: DomainError) => toApiError(error))
 
 const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status })

@@ -415,9 +415,11 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
                 const next = pending.shift()
                 if (!next) return count
                 const range = yield* Fiber.join(next)
-                // Never below a quarter of the caller's size: each range costs its statements' planning and round trips.
-                if (range.count > 0) size = Math.max(Math.ceil(most / 4), Math.min(most, Math.round((RANGE_TEXT * range.count) / range.lines.length)))
-                if (range.count > 0) yield* onPage(range.lines, range.count)
+                if (range.count > 0) {
+                  // Never below a quarter of the caller's size: each range costs its statements' planning and round trips.
+                  size = Math.max(Math.ceil(most / 4), Math.min(most, Math.round((RANGE_TEXT * range.count) / range.lines.length)))
+                  yield* onPage(range.lines, range.count)
+                }
                 count += range.count
               }
             }))

@@ -168,8 +168,10 @@ const embedValue = (level: Level, name: string, field: AnyField, mode: RecordMod
     // Deleted records still show where they are embedded (an order keeps its customer).
     const source = `${parentValues(level, keyValue)} JOIN ${target.table} r ON r.id = o.k${tenantJoin(level, targetLevel)}`
     const value = embeddedValue(target, shape, embed.pick, depth + 1)
-    // The object is built in the subquery that finds the record (one subquery a record, not two), and none runs for an empty key.
-    return `CASE WHEN ${keyValue} IS NULL THEN NULL ELSE ${typeof value === "string" ? `(SELECT ${value} FROM ${source})` : jsonObject(value, source)} END`
+    // The object is built in the subquery that finds the record (one subquery a record, not two), and
+    // none runs for an empty stored key (a derived key is not evaluated twice to find out).
+    const found = typeof value === "string" ? `(SELECT ${value} FROM ${source})` : jsonObject(value, source)
+    return key.column.sql ? found : `CASE WHEN ${keyValue} IS NULL THEN NULL ELSE ${found} END`
   }
   const { field: sortField, order } = target.defaultSort
   const sort = `${fieldSql(sortField, target.filters[sortField])} ${order === "asc" ? "ASC" : "DESC"}, r.id`
