@@ -21,7 +21,9 @@ const query = pg.Client.prototype.query
 pg.Client.prototype.query = function (config, values, callback) {
   const text = typeof config === "string" ? config : config?.text
   const params = typeof config === "string" ? values : config?.values
-  if (typeof text === "string") statements.push({ text, values: Array.isArray(params) ? params : [] })
+  // A statement the host keeps prepared (named) is replayed prepared too: the same work on the server.
+  const name = typeof config === "object" ? config?.name : undefined
+  if (typeof text === "string") statements.push({ text, values: Array.isArray(params) ? params : [], ...(name ? { name } : {}) })
   return query.call(this, config, values, callback)
 }
 

@@ -37,6 +37,19 @@ const numberOf = (entry) => {
 }
 for (const route of routes.values()) route.number = numberOf(route)
 
+// A request sent over several records (`targets`: an update going round products) was recorded
+// on the first: each other one is the same route with that record's id in the path and statements.
+for (const [key, route] of [...routes]) {
+  if (!route.targets) continue
+  const [recordedId, ...others] = route.targets
+  for (const id of others) {
+    routes.set(key.replace(recordedId, id), {
+      ...route,
+      statements: route.statements.map((statement) => ({ ...statement, values: statement.values.map((value) => (value === recordedId ? id : value)) }))
+    })
+  }
+}
+
 // An update is recorded as the read of the record and a write guarded by the `updated_at` it read
 // (`… AND r.updated_at = $n::timestamptz`). Replayed as recorded, the guard names the first replay's
 // value and every later one writes nothing; the reference reads `updated_at` from its own read, as the
@@ -85,7 +98,8 @@ http.createServer((request, response) => {
       let updatedAt
       const fresh = route.number === undefined ? undefined : freshNumber++
       for (const statement of route.statements) {
-        const result = await client.query(statement.text, parametersOf(route, statement, fresh, updatedAt))
+        const values = parametersOf(route, statement, fresh, updatedAt)
+        const result = await client.query(statement.name ? { name: statement.name, text: statement.text, values } : { text: statement.text, values })
         updatedAt = readUpdatedAt(result.rows) ?? updatedAt
         serialised += JSON.stringify(result.rows).length
       }

@@ -70,6 +70,8 @@ const cpuMs = (pid) => {
 const drive = async (server, request, token, seconds) => {
   const before = cpuMs(server.child.pid)
   const headers = { authorization: `Bearer ${token}`, ...(request.body || request.bodies ? { "content-type": "application/json" } : {}), ...request.headers }
+  let sent = 0
+  const nextPath = () => request.targets ? request.path.replace(request.targets[0], request.targets[sent++ % request.targets.length]) : request.path
   const result = await autocannon({
     url: server.url + request.path,
     method: request.method,
@@ -77,8 +79,8 @@ const drive = async (server, request, token, seconds) => {
     duration: seconds,
     headers,
     ...(request.body ? { body: JSON.stringify(request.body) } : {}),
-    // Updates alternate between two bodies, so each one changes the record.
-    ...(request.bodies ? { requests: request.bodies.map((body) => ({ method: request.method, path: request.path, headers, body: JSON.stringify(body) })) } : {})
+    // Updates alternate between two bodies, so each one changes the record, over the request's targets.
+    ...(request.bodies ? { requests: request.bodies.map((body) => ({ method: request.method, headers, body: JSON.stringify(body), setupRequest: (sent) => ({ ...sent, path: nextPath() }) })) } : {})
   })
   const cpu = cpuMs(server.child.pid) - before
   const total = result.requests.total
@@ -197,13 +199,16 @@ if (writeUrl) {
   const tenant = erp(["tenants", "create", "--name", `Bench ${new Date().toISOString()}`, "--country", "BR", "--json"], { DATABASE_URL: writeUrl })
   const writeToken = keyFor(writeUrl, tenant.id)
   const writePool = new pg.Pool({ connectionString: writeUrl, max: 1 })
-  const target = (await writePool.query("INSERT INTO products (tenant_id, name) VALUES ($1, 'Bench target') RETURNING id", [tenant.id])).rows[0].id
+  // Updates go round 101 products (an odd number, so each product gets the two bodies in turn): ten
+  // connections updating one row would measure the row's lock, which the reference does not take.
+  const targets = (await writePool.query("INSERT INTO products (tenant_id, name) SELECT $1, 'Bench target ' || n FROM generate_series(1, 101) AS n RETURNING id", [tenant.id])).rows.map((row) => row.id)
+  const target = targets[0]
   const customer = (await writePool.query("INSERT INTO customers (tenant_id, legal_name, tax_id) VALUES ($1, 'Bench customer', '11222333000181') RETURNING id", [tenant.id])).rows[0].id
   await writePool.end()
   const item = (n) => ({ product_id: target, item_description: `Item ${n}`, quantity: String(n), unit_price: "52.50", discount_amount: "1.25" })
   const writeRequests = chosen({
     "create a product": { method: "POST", path: "/products", body: { name: "Bench product", sale_price: "12.50", tags: ["bench"] } },
-    "update a product": { method: "PATCH", path: `/products/${target}`, bodies: [{ name: "Bench product, renamed", sale_price: "13.75" }, { name: "Bench product", sale_price: "12.50" }] },
+    "update a product": { method: "PATCH", path: `/products/${target}`, targets, bodies: [{ name: "Bench product, renamed", sale_price: "13.75" }, { name: "Bench product", sale_price: "12.50" }] },
     "create a sales order, 3 items": { method: "POST", path: "/sales-orders", body: { customer_id: customer, operation_type: "sale", product_type: "goods", order_date: "2026-11-20", items: [item(1), item(2), item(3)] } }
   })
   if (Object.keys(writeRequests).length > 0) rows.push(...await compare("write", writeUrl, writeToken, writeRequests, {}))

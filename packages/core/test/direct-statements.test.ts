@@ -3,6 +3,7 @@ import { Effect, Fiber, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 import { layerStore, makeDirect } from "../src/index.js"
+import { statementNames } from "../src/store/direct-statements.js"
 
 /**
  * Statements outside a transaction run on the driver itself (`makeDirect`): they must behave as
@@ -46,5 +47,49 @@ describe.each(storeKinds)("statements run on the driver on %s", (kind) => {
     await runtime.runPromise(Fiber.interrupt(fiber))
     // Well within the store's statement timeout (5 s), which would end it anyway.
     await expect.poll(running, { timeout: 1_500 }).toBe(0)
+  })
+})
+
+describe("statement texts kept prepared", () => {
+  it("names a text from its second run on, the same name each time, and no more texts than the bound", () => {
+    const nameOf = statementNames({ most: 2, after: 2 })
+    expect(nameOf("SELECT 1 AS a")).toBeUndefined()
+    const a = nameOf("SELECT 1 AS a")
+    expect(a).toMatch(/^erp_[A-Za-z0-9_-]{24}$/)
+    expect(nameOf("SELECT 1 AS a")).toBe(a)
+    nameOf("SELECT 1 AS b")
+    const b = nameOf("SELECT 1 AS b")
+    expect(b).toBeDefined()
+    expect(b).not.toBe(a)
+    // The bound is reached: a third text is never named, however often it runs.
+    for (let run = 0; run < 5; run++) expect(nameOf("SELECT 1 AS c")).toBeUndefined()
+    expect(nameOf("SELECT 1 AS a")).toBe(a)
+  })
+
+  const postgres = process.env.TEST_DATABASE_URL
+  it.runIf(postgres)("keeps a fixed-shape statement prepared on the connection from its second run on, and never one of a caller's shape", async () => {
+    // One connection, so the statements the runner prepared are the ones this session sees.
+    const runtime = ManagedRuntime.make(layerStore({ kind: "postgres", url: postgres!, limits: { poolSize: 1, preparedStatements: 1 } }))
+    try {
+      const marker = `prepared_${Date.now()}`
+      const prepared = (suffix: string) =>
+        runtime.runPromise(Effect.flatMap(Effect.zip(SqlClient.SqlClient, makeDirect), ([sql, direct]) =>
+          direct(sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE statement LIKE ${`%${marker}_${suffix}%`} AND statement NOT LIKE '%pg_prepared_statements%'`)))
+          .then((rows) => rows[0].n)
+      const runTimes = (suffix: string, keep: boolean, times: number) =>
+        runtime.runPromise(Effect.flatMap(Effect.zip(SqlClient.SqlClient, makeDirect), ([sql, direct]) =>
+          Effect.repeatN(direct(sql<{ n: number }>`SELECT ${7}::int AS ${sql.literal(`${marker}_${suffix}`)}`, keep), times - 1)))
+      await runTimes("fixed", true, 1)
+      expect(await prepared("fixed")).toBe(0)
+      await runTimes("fixed", true, 2)
+      expect(await prepared("fixed")).toBe(1)
+      await runTimes("filtered", false, 3)
+      expect(await prepared("filtered")).toBe(0)
+      // The bound (1 text here) holds: a new text stays unnamed.
+      await runTimes("late", true, 3)
+      expect(await prepared("late")).toBe(0)
+    } finally {
+      await runtime.dispose()
+    }
   })
 })

@@ -22,7 +22,7 @@ import { domainErrorBody, type ErrorBody, internalErrorBody } from "./errors.js"
 import { ANY_OBJECT, type ObjectJsonSchema } from "./json-schema.js"
 import { getPrompt, prompts } from "./prompts.js"
 import { contractResources, readContractResource } from "./resources.js"
-import { type ToolArguments, type ToolDefinition, tools as registryTools } from "./tools.js"
+import { registryTools, type ToolArguments, type ToolDefinition } from "./tools.js"
 
 export const MCP_SERVER_VERSION = "0.1.0"
 
@@ -187,7 +187,7 @@ let validator: AjvJsonSchemaValidator | undefined
 
 /** An MCP server (not yet connected) offering the registry's tools, contract resources and prompts to one caller. */
 export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
-  const { byName, listed } = toolSetOf(options.tools ?? registryTools, options.choosesTenant)
+  const { byName, listed } = toolSetOf(options.tools ?? registryTools(), options.choosesTenant)
 
   const server = new Server(
     { name: "erp", title: "ERP integrations API", version: MCP_SERVER_VERSION },

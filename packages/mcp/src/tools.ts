@@ -312,5 +312,11 @@ export const resourceTools = (resource: AnyResource): ReadonlyArray<ToolDefiniti
   ...(resource.actions ?? []).map((action) => actionTool(resource, action))
 ]
 
-/** Every resource tool, derived from the registry; `list_tenants` is the server's own (it depends on the caller). */
-export const tools: ReadonlyArray<ToolDefinition> = publicResources(allResources).flatMap(resourceTools)
+let builtIn: ReadonlyArray<ToolDefinition> | undefined
+
+/**
+ * Every resource tool, derived from the registry; `list_tenants` is the server's own (it depends on
+ * the caller). Made on first use: their JSON Schemas take about 170 ms to derive, which a host
+ * start or a CLI command that serves no MCP session should not pay.
+ */
+export const registryTools = (): ReadonlyArray<ToolDefinition> => (builtIn ??= publicResources(allResources).flatMap(resourceTools))

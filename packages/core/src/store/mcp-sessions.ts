@@ -37,7 +37,7 @@ export const layerMcpSessionsSql = (idleSeconds?: number) =>
               const touched = yield* direct(sql`
                 UPDATE mcp_sessions SET last_seen_at = now(), expires_at = now() + make_interval(secs => ${idle})
                 WHERE id_hash = ${hashSecret(id)} AND expires_at > now() AND owner = ${owner}
-                RETURNING owner`)
+                RETURNING owner`, true)
               if (touched.length > 0) return "resumed" as const
               const live = yield* sql`SELECT 1 FROM mcp_sessions WHERE id_hash = ${hashSecret(id)} AND expires_at > now()`
               return live.length > 0 ? "foreign" as const : "missing" as const

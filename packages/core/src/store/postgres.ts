@@ -3,7 +3,7 @@ import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import pg from "pg"
-import { poolRunner, StatementRunner } from "./direct-statements.js"
+import { poolRunner, type PreparedStatements, StatementRunner } from "./direct-statements.js"
 import { pgTypeParser as getTypeParser } from "./types.js"
 
 /** How much of PostgreSQL one host may take, and for how long one statement may run. */
@@ -14,6 +14,12 @@ export interface StoreLimits {
   readonly poolWaitMs: number
   /** Longest a statement may run before PostgreSQL cancels it: 503 `STATEMENT_TIMEOUT` (`ERP_STATEMENT_TIMEOUT_MS`, default 5,000). */
   readonly statementTimeoutMs: number
+  /**
+   * Statement texts of fixed shape (a record read or written by id) kept prepared on each
+   * connection once run twice (`ERP_PREPARED_STATEMENTS`, default 100; 0 turns it off, for a
+   * pooler in transaction mode that does not carry prepared statements).
+   */
+  readonly preparedStatements: number
 }
 
 const positive = (name: string, fallback: number): number => {
@@ -24,11 +30,20 @@ const positive = (name: string, fallback: number): number => {
   return value
 }
 
+const wholeNumber = (name: string, fallback: number): number => {
+  const text = process.env[name]
+  if (text === undefined || text.trim() === "") return fallback
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number (0 or more), got "${text}"`)
+  return value
+}
+
 /** The limits from the environment, each with its default. */
 export const storeLimitsFromEnv = (): StoreLimits => ({
   poolSize: positive("ERP_DB_POOL_SIZE", 10),
   poolWaitMs: positive("ERP_DB_POOL_WAIT_MS", 3_000),
-  statementTimeoutMs: positive("ERP_STATEMENT_TIMEOUT_MS", 5_000)
+  statementTimeoutMs: positive("ERP_STATEMENT_TIMEOUT_MS", 5_000),
+  preparedStatements: wholeNumber("ERP_PREPARED_STATEMENTS", 100)
 })
 
 /**
@@ -48,7 +63,7 @@ export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, ap
     // costly enough to be compiled first, which took 2.4 s; the API's statements never gain from it.
     options: "-c jit=off",
     application_name: applicationName
-  }, "PgClient: Failed to connect")
+  }, "PgClient: Failed to connect", settings.preparedStatements > 0 ? { most: settings.preparedStatements, after: 2 } : undefined)
 }
 
 /**
@@ -56,7 +71,7 @@ export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, ap
  * `StatementRunner`: the pool answers one `SELECT 1` before the layer is built (a store
  * that cannot be reached fails start-up, with `failure` as its message), and is ended with the layer.
  */
-export const layerPgPool = (config: pg.PoolConfig & { readonly application_name: string }, failure: string): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
+export const layerPgPool = (config: pg.PoolConfig & { readonly application_name: string }, failure: string, prepared?: PreparedStatements): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
   Layer.unwrapScoped(
     Effect.map(
       Effect.acquireRelease(
@@ -78,7 +93,7 @@ export const layerPgPool = (config: pg.PoolConfig & { readonly application_name:
       (pool) =>
         Layer.merge(
           PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: config.application_name, types: { getTypeParser } }),
-          Layer.succeed(StatementRunner, poolRunner(pool))
+          Layer.succeed(StatementRunner, poolRunner(pool, prepared))
         )
     )
   )

@@ -176,7 +176,8 @@ export const makeResourceRepository = Effect.gen(function* () {
   const byIds = (resource: AnyResource, tenantId: string, ids: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Row>> => {
     if (ids.length === 0) return Effect.succeed([])
     const where = [...scopeConditions(resource, tenantId, { withDeleted: true }), sql`r.id IN ${sql.in(ids)}`]
-    return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`).pipe(Effect.orDie, Effect.map(parsed))
+    // One id (a record read back after its write) is a fixed shape; a list of ids is a new text per length.
+    return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`, ids.length === 1).pipe(Effect.orDie, Effect.map(parsed))
   }
 
   const distinct = (values: ReadonlyArray<unknown>) => [...new Set(values.filter((value) => value !== null && value !== undefined))]
@@ -277,7 +278,7 @@ export const makeResourceRepository = Effect.gen(function* () {
     if (!options.forUpdate || !readsDependentRows(resource)) {
       const lock = sql.literal(options.forUpdate ? "FOR UPDATE OF r" : "")
       return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
-        ORDER BY ${first} LIMIT ${options.limit} ${lock}`).pipe(Effect.orDie, Effect.map(parsed))
+        ORDER BY ${first} LIMIT ${options.limit} ${lock}`, true).pipe(Effect.orDie, Effect.map(parsed))
     }
     // Locked first, read after: a statement that waited for the lock still reads with the snapshot it
     // started with, so children and totals written by the transaction it waited for would be missed.
@@ -367,7 +368,7 @@ export const makeResourceRepository = Effect.gen(function* () {
       const names = Object.keys(values)
       const params = [sql`${tenantId}::uuid`, ...names.map((name) => cast(resource.columns[name], name, values[name]))]
       const list = sql.literal(["tenant_id", ...names].join(", "))
-      return direct(withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event)).pipe(
+      return direct(withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event), true).pipe(
         Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
         Effect.map((rows) => parsed(rows)[0])
       )
@@ -435,7 +436,7 @@ export const makeResourceRepository = Effect.gen(function* () {
     if (children.length > 0) return updateWithChildren(resource, tenantId, id, values, { ...options, children })
     const unchanged = options.unchangedSince === undefined ? sql.literal("") : sql`AND r.updated_at = ${options.unchangedSince}::timestamptz`
     return direct(withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
-      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event)).pipe(
+      WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event), true).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
       Effect.map((rows) => Option.fromNullable(parsed(rows)[0]))
     )
