@@ -118,6 +118,8 @@ const compare = async (label, url, token, requests, env) => {
       headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}), ...request.headers },
       ...(body ? { body: JSON.stringify(body) } : {})
     }).then((response) => response.text())
+    // After the warm-up: the first read of a cold database may run into the statement timeout.
+    for (const server of [host, reference]) await drive(server, request, token, settings.warmupSeconds)
     const [fromHost, fromReference] = await Promise.all([ask(host), ask(reference)])
     // Reads must be byte for byte the same; a write answers a new id or state and time each time.
     const sameBytes = request.method === "GET" || request.mcp?.read ? fromHost === fromReference : "n/a (write)"
@@ -125,7 +127,6 @@ const compare = async (label, url, token, requests, env) => {
       const at = [...fromHost].findIndex((char, index) => char !== fromReference[index])
       console.error(`${name}: the host's answer differs from the recorded one at ${at}:\n  host:     ${fromHost.slice(Math.max(0, at - 60), at + 100)}\n  recorded: ${fromReference.slice(Math.max(0, at - 60), at + 100)}`)
     }
-    for (const server of [host, reference]) await drive(server, request, token, settings.warmupSeconds)
     const samples = { erp: [], reference: [] }
     for (let round = 0; round < settings.rounds; round++) {
       const order = round % 2 === 0 ? ["erp", "reference"] : ["reference", "erp"]
