@@ -31,11 +31,13 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
     const limiter = yield* CredentialRateLimiter
     const config = yield* OAuthConfig
     const configured = yield* Effect.serviceOption(McpAllowedOrigins)
-    const runtime = yield* Effect.runtime<ResourceEngine | Tenancy | OAuth>()
-    const run = Runtime.runPromise(runtime)
+    const services = yield* Effect.runtime<ResourceEngine | Tenancy | OAuth>()
 
     const handler = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      // The core's services with the request's fiber refs: tools run with the request's log
+      // annotation and tracer switch (no spans for the built-in tracer), not those of the layer.
+      const run = Runtime.runPromise(Runtime.make({ context: services.context, runtimeFlags: services.runtimeFlags, fiberRefs: yield* Effect.getFiberRefs }))
       const base = publicUrl(config, request)
       const identified = yield* Effect.either(authenticator.identify(request.headers.authorization, { issuer: base }))
       if (identified._tag === "Left") {
@@ -67,7 +69,15 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
       const response = yield* Effect.promise((signal) =>
         serveMcpHttp({ request: new Request(web, { signal }), body, identity: identified.right }, { sessions, run, allowedOrigins: origins })
       )
-      return HttpServerResponse.fromWeb(response)
+      // A GET keeps its event stream open; any other answer is complete, and is passed on as its
+      // text rather than as a web stream turned into an Effect stream, a fifth of a call's work.
+      if (request.method === "GET" || response.body === null) return HttpServerResponse.fromWeb(response)
+      const text = yield* Effect.promise(() => response.text())
+      const headers: Record<string, string> = {}
+      response.headers.forEach((value, name) => {
+        if (name !== "content-type" && name !== "content-length") headers[name] = value
+      })
+      return HttpServerResponse.text(text, { status: response.status, contentType: response.headers.get("content-type") ?? "application/json", headers })
     })
     yield* router.post("/", handler)
     yield* router.get("/", handler)
