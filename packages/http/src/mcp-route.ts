@@ -70,14 +70,14 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
         serveMcpHttp({ request: new Request(web, { signal }), body, identity: identified.right }, { sessions, run, allowedOrigins: origins })
       )
       // A GET keeps its event stream open; any other answer is complete, and is passed on as its
-      // text rather than as a web stream turned into an Effect stream, a fifth of a call's work.
+      // bytes rather than as a web stream turned into an Effect stream, a fifth of a call's work.
       if (request.method === "GET" || response.body === null) return HttpServerResponse.fromWeb(response)
-      const text = yield* Effect.promise(() => response.text())
+      const bytes = yield* Effect.promise(() => response.arrayBuffer())
       const headers: Record<string, string> = {}
       response.headers.forEach((value, name) => {
         if (name !== "content-type" && name !== "content-length") headers[name] = value
       })
-      return HttpServerResponse.text(text, { status: response.status, contentType: response.headers.get("content-type") ?? "application/json", headers })
+      return HttpServerResponse.uint8Array(new Uint8Array(bytes), { status: response.status, contentType: response.headers.get("content-type") ?? "application/json", headers })
     })
     yield* router.post("/", handler)
     yield* router.get("/", handler)
