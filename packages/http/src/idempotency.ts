@@ -1,5 +1,5 @@
 import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { CurrentPrincipal, IDEMPOTENCY_KEY_MAX_LENGTH, IdempotencyKeys, type StoredResponse } from "@erp/core"
+import { canonicalJson, CurrentPrincipal, IDEMPOTENCY_KEY_MAX_LENGTH, IdempotencyKeys, type StoredResponse } from "@erp/core"
 import { Cause, Effect, Exit, Option } from "effect"
 import { createHash } from "node:crypto"
 import { type ApiError, apiError } from "./errors.js"
@@ -10,22 +10,11 @@ const KEY = new RegExp(`^[\\x21-\\x7E]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`)
 /** Headers of an answer kept for replay: those that describe the body. */
 const KEPT_HEADERS = ["etag", "content-type", "location"] as const
 
-/**
- * JSON with sorted keys, so the same body sent with other spacing or key order is the
- * same request. Bytes (a file) hash as they are.
- */
-const canonical = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  if (value !== null && typeof value === "object") {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(",")}}`
-  }
-  return JSON.stringify(value) ?? "null"
-}
-
 /** The request a key stands for: method, path (query included) and body. */
 export const requestFingerprint = (method: string, url: string, body: unknown): string => {
   const hash = createHash("sha256").update(`${method}\n${url}\n`)
-  hash.update(body instanceof Uint8Array ? body : canonical(body))
+  // JSON with sorted keys: the same body sent with other spacing or key order is the same request. Bytes (a file) hash as they are.
+  hash.update(body instanceof Uint8Array ? body : canonicalJson(body))
   return hash.digest("hex")
 }
 

@@ -1,25 +1,7 @@
+import { canonicalJson } from "../canonical-json.js"
 import { sha256 } from "../sha256.js"
 import { PreconditionFailed } from "../errors.js"
 import { type AnyResource, present, type Row } from "./resource.js"
-
-/**
- * JSON with object keys sorted, so the same record hashes alike whichever order its
- * columns were read in. Values serialise as in a response (`toJSON`: dates as ISO text).
- */
-const canonical = (value: unknown): string => {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
-  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return canonical((value as { toJSON: () => unknown }).toJSON())
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`
-  // Built by hand, not with entries/filter/sort/map: this runs for every record answered.
-  const object = value as Record<string, unknown>
-  let out = ""
-  for (const key of Object.keys(object).sort()) {
-    const item = object[key]
-    if (item === undefined) continue
-    out += `${out === "" ? "" : ","}${JSON.stringify(key)}:${canonical(item)}`
-  }
-  return `{${out}}`
-}
 
 /** The names of a resource's `revealed` fields, found once per field set. */
 const revealedNames = new WeakMap<object, ReadonlyArray<string>>()
@@ -46,7 +28,7 @@ export const recordEtag = (resource: Pick<AnyResource, "fields">, record: Row): 
     for (const name of revealed) delete copy[name]
     shown = copy
   }
-  return `"${sha256(canonical(shown), "base64url").slice(0, 32)}"`
+  return `"${sha256(canonicalJson(shown), "base64url").slice(0, 32)}"`
 }
 
 /** What a write requires of the record's current version: `If-Match`'s tags (`*`: any current version). */
