@@ -226,7 +226,7 @@ if (writeUrl) {
  * peak RSS is the process's VmHWM, read while it runs. The export runs with the heap flags
  * `bin/erp.js` gives it.
  */
-const EXPORT_HEAP = ["--max-old-space-size=128", "--max-semi-space-size=2"]
+const EXPORT_HEAP = ["--max-old-space-size=128", "--max-semi-space-size=1", "--initial-old-space-size=56"]
 const exportTenant = async (rows) => {
   const name = `Bench export ${rows}`
   const pool = new pg.Pool({ connectionString: readUrl, max: 1 })
