@@ -80,7 +80,7 @@ const drive = async (server, request, token, seconds) => {
     headers,
     ...(request.body ? { body: JSON.stringify(request.body) } : {}),
     // Updates alternate between two bodies, so each one changes the record, over the request's targets.
-    ...(request.bodies ? { requests: request.bodies.map((body) => ({ method: request.method, headers, body: JSON.stringify(body), setupRequest: (sent) => ({ ...sent, path: nextPath() }) })) } : {})
+    ...(request.bodies ? { requests: request.bodies.map((body) => ({ method: request.method, headers, body: JSON.stringify(body), setupRequest: (outgoing) => ({ ...outgoing, path: nextPath() }) })) } : {})
   })
   const cpu = cpuMs(server.child.pid) - before
   const total = result.requests.total
