@@ -2,8 +2,8 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import { Context, Effect, FiberRef, Option } from "effect"
-import { createHash } from "node:crypto"
 import type pg from "pg"
+import { sha256 } from "../sha256.js"
 
 type Rows = ReadonlyArray<Record<string, unknown>>
 
@@ -45,7 +45,7 @@ export const statementNames = ({ most, after }: PreparedStatements) => {
       return undefined
     }
     runs.delete(text)
-    const name = `erp_${createHash("sha256").update(text).digest("base64url").slice(0, 24)}`
+    const name = `erp_${sha256(text, "base64url").slice(0, 24)}`
     names.set(text, name)
     return name
   }

@@ -22,28 +22,23 @@ export interface StoreLimits {
   readonly preparedStatements: number
 }
 
-const positive = (name: string, fallback: number): number => {
+/** A whole number from the environment, at least `least`; the fallback when unset. */
+const wholeNumber = (name: string, fallback: number, least = 1): number => {
   const text = process.env[name]
   if (text === undefined || text.trim() === "") return fallback
   const value = Number(text)
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got "${text}"`)
-  return value
-}
-
-const wholeNumber = (name: string, fallback: number): number => {
-  const text = process.env[name]
-  if (text === undefined || text.trim() === "") return fallback
-  const value = Number(text)
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number (0 or more), got "${text}"`)
+  if (!Number.isInteger(value) || value < least) {
+    throw new Error(`${name} must be a ${least === 1 ? "positive whole number" : `whole number (${least} or more)`}, got "${text}"`)
+  }
   return value
 }
 
 /** The limits from the environment, each with its default. */
 export const storeLimitsFromEnv = (): StoreLimits => ({
-  poolSize: positive("ERP_DB_POOL_SIZE", 10),
-  poolWaitMs: positive("ERP_DB_POOL_WAIT_MS", 3_000),
-  statementTimeoutMs: positive("ERP_STATEMENT_TIMEOUT_MS", 5_000),
-  preparedStatements: wholeNumber("ERP_PREPARED_STATEMENTS", 100)
+  poolSize: wholeNumber("ERP_DB_POOL_SIZE", 10),
+  poolWaitMs: wholeNumber("ERP_DB_POOL_WAIT_MS", 3_000),
+  statementTimeoutMs: wholeNumber("ERP_STATEMENT_TIMEOUT_MS", 5_000),
+  preparedStatements: wholeNumber("ERP_PREPARED_STATEMENTS", 100, 0)
 })
 
 /**
