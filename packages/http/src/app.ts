@@ -16,13 +16,13 @@ import {
   type StoreLocation
 } from "@erp/core"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
-import { createServer } from "node:http"
 import { Api, makeApi } from "./api.js"
 import { layerAuthentication } from "./authentication.js"
 import { layerDocsRoutes } from "./docs-page.js"
 import { layerHandlers, makeHandlers } from "./handlers.js"
 import { checkPortFree } from "./listen.js"
 import { withLeanRoutes } from "./lean-routes.js"
+import { makeDirectServer } from "./node-direct.js"
 import { withHostConcerns } from "./middleware.js"
 import { layerServerFailures } from "./server-errors.js"
 import { layerSpansOnlyForInstalledTracer } from "./tracing.js"
@@ -63,12 +63,16 @@ export interface ListenOptions extends PanelOption {
 }
 
 /** The Node HTTP server serving the API (and exposing `HttpServer` for its address); needs the core services. */
-export const layerNodeServer = (options: ListenOptions = {}) =>
-  HttpApiBuilder.serve(hostMiddleware(options.resources ?? allResources)).pipe(
+export const layerNodeServer = (options: ListenOptions = {}) => {
+  const registry = options.resources ?? allResources
+  const node = makeDirectServer(registry)
+  return HttpApiBuilder.serve(hostMiddleware(registry)).pipe(
     Layer.provide(layerSpansOnlyForInstalledTracer),
     Layer.provide(options.resources || options.panel === false ? makeHttpApiLayer(options.resources, options) : layerHttpApi),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
+    Layer.merge(node.layer),
+    Layer.provideMerge(NodeHttpServer.layer(node.create, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
   )
+}
 
 /** Around the router: the host's concerns on every request, and the lean routes for the most frequent requests. */
 const hostMiddleware = (registry: ReadonlyArray<AnyResource>) => {

@@ -45,7 +45,7 @@ export const limitCredential = (principal: Pick<Principal, "credential">, limite
 export const authenticateRequest = (
   authenticator: Authenticator["Type"],
   config: OAuthConfig["Type"],
-  request: HttpServerRequest.HttpServerRequest,
+  request: { readonly headers: Readonly<Record<string, string | undefined>> },
   authorization: string
 ) => {
   const tenantId = request.headers["x-tenant-id"]

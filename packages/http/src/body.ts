@@ -1,6 +1,7 @@
 import type { HttpServerRequest } from "@effect/platform"
 import { Effect, Stream } from "effect"
 import { IncomingMessage } from "node:http"
+import type { ApiRequest } from "./api-request.js"
 import { apiError } from "./errors.js"
 
 /** Largest JSON body accepted (the spec leaves it open; 1 MiB fits any single record). */
@@ -36,10 +37,18 @@ export const readBounded = (request: HttpServerRequest.HttpServerRequest, maxByt
     return size > maxBytes ? undefined : Buffer.concat(parts)
   })
 
+/** The platform's request as the handlers read it. */
+export const apiRequestOf = (request: HttpServerRequest.HttpServerRequest): ApiRequest => ({
+  method: request.method,
+  url: request.url,
+  headers: request.headers,
+  body: (maxBytes) => readBounded(request, maxBytes)
+})
+
 /** Reads a JSON body: 413 over the limit, 400 when it is not JSON. */
-export const readJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
+export const readJsonBody = (request: ApiRequest) =>
   Effect.gen(function* () {
-    const bytes = yield* readBounded(request, MAX_BODY_BYTES).pipe(
+    const bytes = yield* request.body(MAX_BODY_BYTES).pipe(
       Effect.mapError(() => apiError(400, "The request body could not be read", "INVALID_BODY"))
     )
     if (bytes === undefined) return yield* Effect.fail(apiError(413, `The request body exceeds ${MAX_BODY_BYTES} bytes`, "PAYLOAD_TOO_LARGE"))
@@ -52,9 +61,9 @@ export const readJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
   })
 
 /** Reads a file body (an OFX statement) as bytes: 413 over `maxBytes`. */
-export const readRawBody = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) =>
+export const readRawBody = (request: ApiRequest, maxBytes: number) =>
   Effect.gen(function* () {
-    const bytes = yield* readBounded(request, maxBytes).pipe(
+    const bytes = yield* request.body(maxBytes).pipe(
       Effect.mapError(() => apiError(400, "The request body could not be read", "INVALID_BODY"))
     )
     if (bytes === undefined) return yield* Effect.fail(apiError(413, `The request body exceeds ${maxBytes} bytes`, "PAYLOAD_TOO_LARGE"))

@@ -1,7 +1,7 @@
-import type { HttpServerRequest } from "@effect/platform"
 import { HttpServerResponse } from "@effect/platform"
 import { type AnyResource, matchesAny, type Precondition, parseEntityTags, recordEtag, type Row } from "@erp/core"
 import { Effect } from "effect"
+import type { ApiRequest } from "./api-request.js"
 import { apiError } from "./errors.js"
 
 /**
@@ -19,7 +19,7 @@ export const recordResponse = (resource: AnyResource, body: unknown, status = 20
   HttpServerResponse.unsafeJson(body, { status, ...(etag ? { headers: { etag } } : {}) })
 
 /** The entity tags a conditional header lists (undefined without the header), or the 400 for a malformed one. */
-const tagsOf = (request: HttpServerRequest.HttpServerRequest, header: "if-match" | "if-none-match"): ReadonlyArray<string> | undefined | ReturnType<typeof apiError> => {
+const tagsOf = (request: Pick<ApiRequest, "headers">, header: "if-match" | "if-none-match"): ReadonlyArray<string> | undefined | ReturnType<typeof apiError> => {
   const value = request.headers[header]
   if (value === undefined) return undefined
   const tags = parseEntityTags(value)
@@ -31,7 +31,7 @@ const tagsOf = (request: HttpServerRequest.HttpServerRequest, header: "if-match"
 const isTags = (tags: ReturnType<typeof tagsOf>): tags is ReadonlyArray<string> | undefined => tags === undefined || Array.isArray(tags)
 
 /** The precondition `If-Match` states, for the engine to check inside the write. */
-export const preconditionOf = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Precondition | undefined, ReturnType<typeof apiError>> => {
+export const preconditionOf = (request: Pick<ApiRequest, "headers">): Effect.Effect<Precondition | undefined, ReturnType<typeof apiError>> => {
   const tags = tagsOf(request, "if-match")
   return isTags(tags) ? Effect.succeed(tags ? { ifMatch: tags } : undefined) : Effect.fail(tags)
 }
@@ -40,7 +40,7 @@ export const preconditionOf = (request: HttpServerRequest.HttpServerRequest): Ef
  * The answer to a record read: 304 (no body, the tag repeated) when `If-None-Match` names
  * the current tag (weak comparison, as RFC 9110 asks for GET), else the record.
  */
-export const readResponse = (request: HttpServerRequest.HttpServerRequest, resource: AnyResource, body: unknown) => {
+export const readResponse = (request: Pick<ApiRequest, "headers">, resource: AnyResource, body: unknown) => {
   const tags = tagsOf(request, "if-none-match")
   if (!isTags(tags)) return Effect.fail(tags)
   const etag = etagOfBody(resource, body)

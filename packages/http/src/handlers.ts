@@ -1,16 +1,17 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { ApiRequest } from "./api-request.js"
 import { allResources, type AnyResource, CurrentPrincipal, IdempotencyKeys, notFound, type Page, type Principal, publicResources, type DomainError, type QueryParams, ResourceEngine, TenantBusy, TenantGate } from "@erp/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { Api, type ResourceApi } from "./api.js"
-import { readJsonBody, readRawBody } from "./body.js"
+import { apiRequestOf, readJsonBody, readRawBody } from "./body.js"
 import { versionsBody } from "./versions.js"
 import { type ApiError, errorBody, InternalServerError, tenantBusy, toApiError } from "./errors.js"
 import { preconditionOf, readResponse, recordResponse } from "./conditional.js"
 import { idempotent } from "./idempotency.js"
 
 /** Query string pairs in order, repeated keys kept. */
-export const queryParams = (request: HttpServerRequest.HttpServerRequest): QueryParams => {
+export const queryParams = (request: Pick<ApiRequest, "url">): QueryParams => {
   const query = request.url.indexOf("?")
   return query < 0 ? [] : [...new URLSearchParams(request.url.slice(query + 1)).entries()]
 }
@@ -27,13 +28,13 @@ const pageResponse = (page: Page<string>) =>
 
 /** One endpoint's handler: the request and its path parameters in, the answer out, for the authenticated caller. */
 export type Handler = (request: {
-  readonly request: HttpServerRequest.HttpServerRequest
+  readonly request: ApiRequest
   readonly path: Readonly<Record<string, string>>
 }) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, CurrentPrincipal>
 
 /** The builder as the registry drives it: endpoint names are only known at run time. */
 interface RawHandlers {
-  handleRaw(name: string, handler: Handler): RawHandlers
+  handleRaw(name: string, handler: (request: { readonly request: HttpServerRequest.HttpServerRequest; readonly path: Readonly<Record<string, string>> }) => ReturnType<Handler>): RawHandlers
 }
 
 /** The handlers of one declared resource by endpoint name (`list`, `get`, `create`, `action_<name>` …). */
@@ -65,7 +66,7 @@ export const makeResourceHandlers = (resource: AnyResource) =>
           if (record[nested.key] !== path.parentId) return yield* Effect.fail(notFound(resource))
         })
     /** The route names the parent: its key is the route's, never the query's. */
-    const listParams = (request: HttpServerRequest.HttpServerRequest, path: Readonly<Record<string, string>>): QueryParams =>
+    const listParams = (request: ApiRequest, path: Readonly<Record<string, string>>): QueryParams =>
       nested
         ? [[nested.key, path.parentId], ...queryParams(request).filter(([key]) => key !== nested.key && !key.startsWith(`${nested.key}[`))]
         : queryParams(request)
@@ -125,7 +126,10 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
   HttpApiBuilder.group(api, resource.name, (handlers) =>
     Effect.map(makeResourceHandlers(resource), (byName) => {
       const names = Object.keys(api.groups[resource.name].endpoints)
-      const built = names.reduce((chain, name) => chain.handleRaw(name, byName[name]), handlers as unknown as RawHandlers)
+      const built = names.reduce(
+        (chain, name) => chain.handleRaw(name, ({ request, path }) => byName[name]({ request: apiRequestOf(request), path })),
+        handlers as unknown as RawHandlers
+      )
       return built as unknown as HttpApiBuilder.Handlers<never, never, never, never>
     })
   )

@@ -1,7 +1,8 @@
-import { type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
 import { canonicalJson, CurrentPrincipal, IDEMPOTENCY_KEY_MAX_LENGTH, IdempotencyKeys, type StoredResponse } from "@erp/core"
 import { Cause, Effect, Exit, Option } from "effect"
 import { createHash } from "node:crypto"
+import type { ApiRequest } from "./api-request.js"
 import { type ApiError, apiError } from "./errors.js"
 
 /** Printable ASCII without spaces: what clients put in keys (UUIDs, ULIDs, their own ids). */
@@ -52,7 +53,7 @@ const replay = (stored: StoredResponse) => {
  */
 export const idempotent = <R>(
   keys: IdempotencyKeys["Type"],
-  request: HttpServerRequest.HttpServerRequest,
+  request: Pick<ApiRequest, "method" | "url" | "headers">,
   body: unknown,
   run: Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, R>
 ) => {
@@ -62,7 +63,7 @@ export const idempotent = <R>(
 
 const runOnce = <R>(
   keys: IdempotencyKeys["Type"],
-  request: HttpServerRequest.HttpServerRequest,
+  request: Pick<ApiRequest, "method" | "url" | "headers">,
   body: unknown,
   run: Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, R>,
   key: string

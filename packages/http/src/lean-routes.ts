@@ -1,10 +1,12 @@
-import { HttpApp, HttpServerRequest } from "@effect/platform"
+import { HttpApp, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
 import { type AnyResource, Authenticator, CredentialRateLimiter, CurrentPrincipal, IdempotencyKeys, OAuthConfig, publicResources, ResourceEngine, TenantGate } from "@erp/core"
 import { Context, Effect, Option } from "effect"
+import type { ApiRequest } from "./api-request.js"
 import { admit, authenticateRequest } from "./authentication.js"
+import { apiRequestOf } from "./body.js"
 import { errorResponse } from "./errors.js"
 import { type Handler, makeResourceHandlers } from "./handlers.js"
-import { handleServerFailures } from "./server-errors.js"
+import { answerDefects, CurrentTrace, type RequestTrace } from "./server-errors.js"
 
 /** Which endpoint of a top-level resource a request is, for the requests answered here. */
 const endpointOf = (method: string, resource: AnyResource, id: string | undefined): string | undefined => {
@@ -15,64 +17,105 @@ const endpointOf = (method: string, resource: AnyResource, id: string | undefine
   return method === "PATCH" && resource.write ? "update" : undefined
 }
 
+/** A request the lean routes answer: its resource, endpoint and record id. */
+export interface LeanRoute {
+  readonly resource: AnyResource
+  readonly endpoint: string
+  readonly id: string | undefined
+}
+
+/** The services a lean answer runs with. */
+export interface LeanServices {
+  readonly authenticator: Authenticator["Type"]
+  readonly config: OAuthConfig["Type"]
+  readonly limiter: CredentialRateLimiter["Type"]
+  readonly engine: ResourceEngine["Type"]
+  readonly gate: TenantGate["Type"]
+  readonly keys: IdempotencyKeys["Type"]
+}
+
 /**
  * The requests an integration sends most — `GET /<resource>/<id>`, `POST /<resource>` and
- * `PATCH /<resource>/<id>`, without a query string — answered around the `HttpApi` router: its
- * routing, path and security-header decoding, middleware and error encoding are about 100 steps of
- * the Effect runtime, a third of a small read. The answer is the route's own: the same handler
- * (`makeResourceHandlers`), the same authentication and credential limit as the `Authentication`
- * middleware, errors encoded as the router encodes them, and the pre-response handlers passed as
- * its answers pass them. A request it does not recognise, or whose credential does not
- * authenticate (nothing counted yet), goes to the router as before.
+ * `PATCH /<resource>/<id>`, with a credential and without a query string — answered around the
+ * `HttpApi` router: its routing, path and security-header decoding, middleware and error encoding
+ * are about 100 steps of the Effect runtime, a third of a small read. The answer is the route's
+ * own: the same handler (`makeResourceHandlers`), the same authentication and credential limit as
+ * the `Authentication` middleware, errors encoded as the router encodes them, defects answered as
+ * `handleServerFailures` answers them. A request whose credential does not authenticate (nothing
+ * counted yet) gets `unauthenticated`: the router's answer, with its challenge.
  */
-export const withLeanRoutes = (registry: ReadonlyArray<AnyResource>) => {
+export const makeLeanRoutes = (registry: ReadonlyArray<AnyResource>) => {
   const byName = new Map(publicResources(registry).filter((resource) => !resource.nestedUnder).map((resource) => [resource.name, resource] as const))
-  // Made on a resource's first request, from the services in the request's context.
+  // Made on a resource's first request, from the services the answer runs with.
   const handlers = new Map<AnyResource, Record<string, Handler>>()
-  const handlersOf = (resource: AnyResource, services: () => Context.Context<ResourceEngine | TenantGate | IdempotencyKeys>) => {
+  const handlersOf = (resource: AnyResource, services: LeanServices) => {
     const made = handlers.get(resource)
-    return made ? Effect.succeed(made) : makeResourceHandlers(resource).pipe(Effect.provide(services()), Effect.tap((built) => Effect.sync(() => handlers.set(resource, built))))
+    if (made) return Effect.succeed(made)
+    const context = Context.make(ResourceEngine, services.engine).pipe(Context.add(TenantGate, services.gate), Context.add(IdempotencyKeys, services.keys))
+    return makeResourceHandlers(resource).pipe(Effect.provide(context), Effect.tap((built) => Effect.sync(() => handlers.set(resource, built))))
   }
+
+  /** The lean route a request line names, if it names one. */
+  const match = (method: string, url: string): LeanRoute | undefined => {
+    if (url.charCodeAt(0) !== 47 || url.includes("?") || url.includes("%")) return undefined
+    const slash = url.indexOf("/", 1)
+    if (slash >= 0 && url.indexOf("/", slash + 1) >= 0) return undefined
+    const resource = byName.get(slash < 0 ? url.slice(1) : url.slice(1, slash))
+    const id = slash < 0 ? undefined : url.slice(slash + 1)
+    const endpoint = resource && endpointOf(method, resource, id)
+    return resource && endpoint ? { resource, endpoint, id } : undefined
+  }
+
+  const answer = <A, E, R>(
+    services: LeanServices,
+    route: LeanRoute,
+    request: ApiRequest,
+    authorization: string,
+    trace: RequestTrace,
+    finish: (response: HttpServerResponse.HttpServerResponse) => Effect.Effect<HttpServerResponse.HttpServerResponse>,
+    unauthenticated: Effect.Effect<A, E, R>
+  ): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R> =>
+    Effect.flatMap(Effect.either(authenticateRequest(services.authenticator, services.config, request, authorization)), (authenticated): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R> => {
+      if (authenticated._tag === "Left") return unauthenticated
+      const principal = authenticated.right
+      const answered = admit(principal, services.limiter).pipe(
+        Effect.zipRight(Effect.flatMap(handlersOf(route.resource, services), (built) =>
+          built[route.endpoint]({ request, path: route.id === undefined ? {} : { id: route.id } }))),
+        Effect.provideService(CurrentPrincipal, principal),
+        Effect.catchAll((error) => Effect.succeed(errorResponse(error)))
+      )
+      return Effect.flatMap(answerDefects(answered, request.method === "GET", trace), finish)
+    })
+
+  return { match, answer }
+}
+
+/** The lean routes as the host's middleware, around the router: for the fetch handler, and for any request the Node server's direct route hands over. */
+export const withLeanRoutes = (registry: ReadonlyArray<AnyResource>) => {
+  const lean = makeLeanRoutes(registry)
   return <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
     Effect.withFiberRuntime((fiber) => {
       const context = fiber.currentContext
       const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest)
       const authorization = request.headers.authorization
-      const url = request.url
-      if (authorization === undefined || url.charCodeAt(0) !== 47 || url.includes("?") || url.includes("%")) return app
-      const slash = url.indexOf("/", 1)
-      if (slash >= 0 && url.indexOf("/", slash + 1) >= 0) return app
-      const resource = byName.get(slash < 0 ? url.slice(1) : url.slice(1, slash))
-      const id = slash < 0 ? undefined : url.slice(slash + 1)
-      const name = resource && endpointOf(request.method, resource, id)
-      const services = Option.all([
-        Context.getOption(context, Authenticator),
-        Context.getOption(context, OAuthConfig),
-        Context.getOption(context, CredentialRateLimiter),
-        Context.getOption(context, ResourceEngine),
-        Context.getOption(context, TenantGate),
-        Context.getOption(context, IdempotencyKeys)
-      ])
-      if (!resource || !name || Option.isNone(services)) return app
-      const [authenticator, config, limiter, engine, gate, keys] = services.value
-      const handlerServices = () => Context.make(ResourceEngine, engine).pipe(Context.add(TenantGate, gate), Context.add(IdempotencyKeys, keys))
-      return Effect.flatMap(
-        Effect.either(authenticateRequest(authenticator, config, request, authorization)),
-        (authenticated) => {
-          if (authenticated._tag === "Left") return app
-          const principal = authenticated.right
-          const answer = admit(principal, limiter).pipe(
-            Effect.zipRight(Effect.flatMap(handlersOf(resource, handlerServices), (built) => built[name]({ request, path: id === undefined ? {} : { id } }))),
-            Effect.provideService(CurrentPrincipal, principal),
-            Effect.catchAll((error) => Effect.succeed(errorResponse(error)))
-          )
-          // The router's answers pass the pre-response handlers (request id, version, rate-limit fields) on
-          // their way out; an answer made here, around the router, passes them here.
-          return Effect.flatMap(handleServerFailures(answer), (response) => {
-            const handler = fiber.getFiberRef(HttpApp.currentPreResponseHandlers)
-            return handler._tag === "None" ? Effect.succeed(response) : Effect.orDie(handler.value(request, response))
-          })
-        }
-      )
+      const route = authorization === undefined ? undefined : lean.match(request.method, request.url)
+      if (route === undefined || authorization === undefined) return app
+      const services = Option.all({
+        authenticator: Context.getOption(context, Authenticator),
+        config: Context.getOption(context, OAuthConfig),
+        limiter: Context.getOption(context, CredentialRateLimiter),
+        engine: Context.getOption(context, ResourceEngine),
+        gate: Context.getOption(context, TenantGate),
+        keys: Context.getOption(context, IdempotencyKeys)
+      })
+      if (Option.isNone(services)) return app
+      const trace = fiber.getFiberRef(CurrentTrace) ?? { requestId: "unknown", method: request.method, path: request.url }
+      // The router's answers pass the pre-response handlers (request id, version, rate-limit fields) on
+      // their way out; an answer made here, around the router, passes them here.
+      const finish = (response: HttpServerResponse.HttpServerResponse) => {
+        const handler = fiber.getFiberRef(HttpApp.currentPreResponseHandlers)
+        return handler._tag === "None" ? Effect.succeed(response) : Effect.orDie(handler.value(request, response))
+      }
+      return lean.answer(services.value, route, apiRequestOf(request), authorization, trace, finish, app)
     })
 }

@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Authenticator, CredentialRateLimiter, domainErrorBody, McpSessions, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
 import { serveMcpHttp } from "@erp/mcp"
 import { Context, Effect, Layer, Runtime } from "effect"
-import { readJsonBody } from "./body.js"
+import { apiRequestOf, readJsonBody } from "./body.js"
 import { bearerChallenge, publicUrl } from "./public-url.js"
 import { limitCredential } from "./authentication.js"
 
@@ -55,7 +55,7 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
       if (limited._tag === "Left") return HttpServerResponse.unsafeJson(limited.left, { status: 429 })
       let body: unknown = undefined
       if (request.method === "POST") {
-        const read = yield* Effect.either(readJsonBody(request))
+        const read = yield* Effect.either(readJsonBody(apiRequestOf(request)))
         if (read._tag === "Left") {
           const status = read.left.status_code
           return jsonRpcParseError(status === 413 ? read.left.message : `Parse error: ${read.left.message}`, status === 413 ? 413 : 400)

@@ -48,6 +48,43 @@ const finalize = (requestId: string, path: string, issuer: () => string, trace?:
  */
 export class ArrivedAs extends Context.Tag("erp/http/ArrivedAs")<ArrivedAs, { readonly path: string; readonly routed: boolean }>() {}
 
+/** A request's start as the host sees it: its id, its trace, and the last touch of its answer. */
+export interface RequestStart {
+  readonly trace: RequestTrace
+  /** Request id, version, rate-limit fields and the error body of a bare error, on the way out. */
+  readonly finish: (response: HttpServerResponse.HttpServerResponse) => HttpServerResponse.HttpServerResponse
+  /** The answer when the request is refused before anything runs (an `api-version` we do not serve). */
+  readonly refused?: HttpServerResponse.HttpServerResponse
+}
+
+/**
+ * What the host does before anything answers a request, on the platform's route and on the
+ * Node server's direct one alike: the request id (the client's, or a new one), the trace a
+ * failure's log line reads, and the `api-version` check.
+ */
+export const startRequest = (
+  request: { readonly method: string; readonly headers: Readonly<Record<string, string | undefined>> },
+  path: string,
+  issuer: () => string
+): RequestStart => {
+  const incoming = request.headers["x-request-id"]
+  const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+  const trace: RequestTrace = { requestId, method: request.method, path }
+  const finish = finalize(requestId, `${request.method} ${path}`, issuer, trace)
+  const version = request.headers["api-version"]
+  if (version !== undefined && !(SUPPORTED_VERSIONS as ReadonlyArray<string>).includes(version)) {
+    const message = `Invalid api-version "${version}". Accepted versions: ${SUPPORTED_VERSIONS.join(", ")}. Current version: ${CURRENT_VERSION}.`
+    return { trace, finish, refused: finish(HttpServerResponse.unsafeJson(errorBody(400, message, "INVALID_API_VERSION"), { status: 400 })) }
+  }
+  return { trace, finish }
+}
+
+/** The answer on its way out: finished, and a 5xx logged (one line, from the request's trace). */
+export const finishAnswer = (start: RequestStart, response: HttpServerResponse.HttpServerResponse) => {
+  const out = start.finish(response)
+  return out.status >= 500 ? Effect.as(logServerError(start.trace, out.status), out) : Effect.succeed(out)
+}
+
 /**
  * Around every request: request id, `api-version` check, and `finalize` on the way out.
  * The platform runs each request in a fiber of its own, so the request's trace and log
@@ -58,27 +95,20 @@ export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defa
   Effect.withFiberRuntime((fiber) => {
     const context = fiber.currentContext
     const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest)
-    const incoming = request.headers["x-request-id"]
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     const config = Context.getOption(context, OAuthConfig)
     const issuer = () => Option.isSome(config) ? publicUrl(config.value, request) : `http://${request.headers.host ?? "localhost"}`
     const arrived = Context.getOption(context, ArrivedAs)
-    const path = Option.isSome(arrived) ? arrived.value.path : request.url.split("?")[0]
-    const trace: RequestTrace = { requestId, method: request.method, path }
-    const done = finalize(requestId, `${request.method} ${path}`, issuer, trace)
-    const version = request.headers["api-version"]
-    if (version !== undefined && !(SUPPORTED_VERSIONS as ReadonlyArray<string>).includes(version)) {
-      const message = `Invalid api-version "${version}". Accepted versions: ${SUPPORTED_VERSIONS.join(", ")}. Current version: ${CURRENT_VERSION}.`
-      return Effect.succeed(done(HttpServerResponse.unsafeJson(errorBody(400, message, "INVALID_API_VERSION"), { status: 400 })))
-    }
-    if (Option.isSome(arrived) && !arrived.value.routed) return Effect.succeed(done(HttpServerResponse.empty({ status: 404 })))
-    const annotations = HashMap.set(fiber.getFiberRef(FiberRef.currentLogAnnotations), "request_id", requestId)
-    return FiberRef.set(CurrentTrace, trace).pipe(
-      Effect.zipRight(FiberRef.set(FiberRef.currentLogAnnotations, annotations)),
-      Effect.zipRight(HttpApp.appendPreResponseHandler((_request, response) => {
-        const out = done(response)
-        return out.status >= 500 ? Effect.as(logServerError(trace, out.status), out) : Effect.succeed(out)
-      })),
-      Effect.zipRight(app)
+    const start = startRequest(request, Option.isSome(arrived) ? arrived.value.path : request.url.split("?")[0], issuer)
+    if (start.refused) return Effect.succeed(start.refused)
+    if (Option.isSome(arrived) && !arrived.value.routed) return Effect.succeed(start.finish(HttpServerResponse.empty({ status: 404 })))
+    return Effect.zipRight(
+      traceRequest(fiber, start.trace),
+      Effect.zipRight(HttpApp.appendPreResponseHandler((_request, response) => finishAnswer(start, response)), app)
     )
   })
+
+/** The request's trace and its id in the log annotations, set on the fiber that answers it. */
+export const traceRequest = (fiber: { getFiberRef: <A>(ref: FiberRef.FiberRef<A>) => A }, trace: RequestTrace) => {
+  const annotations = HashMap.set(fiber.getFiberRef(FiberRef.currentLogAnnotations), "request_id", trace.requestId)
+  return Effect.zipRight(FiberRef.set(CurrentTrace, trace), FiberRef.set(FiberRef.currentLogAnnotations, annotations))
+}

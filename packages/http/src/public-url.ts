@@ -1,4 +1,3 @@
-import type { HttpServerRequest } from "@effect/platform"
 import type { OAuthSettings } from "@erp/core"
 
 /**
@@ -6,7 +5,7 @@ import type { OAuthSettings } from "@erp/core"
  * the request's Host plus the base path when none is configured (development).
  * Behind a proxy, configure ERP_PUBLIC_URL: a Host header is the client's to choose.
  */
-export const publicUrl = (config: OAuthSettings, request: HttpServerRequest.HttpServerRequest): string => {
+export const publicUrl = (config: OAuthSettings, request: { readonly headers: Readonly<Record<string, string | undefined>> }): string => {
   if (config.publicUrl) return config.publicUrl
   const host = request.headers.host ?? "localhost"
   const secure = request.headers["x-forwarded-proto"] === "https"

@@ -61,28 +61,34 @@ export const answerFailure = (cause: Cause.Cause<unknown>, trace: RequestTrace):
 const isConnectionLost = (cause: Cause.Cause<unknown>) => storeFailureOf(cause) === "ConnectionLost"
 
 /**
+ * A failure no handler answered (a defect: SQL errors are defects) becomes our answer. A read
+ * whose connection died under it runs once more, on a new connection; nothing else is retried.
+ */
+export const answerDefects = <A, E, R>(answer: Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R>, isRead: boolean, trace: RequestTrace) => {
+  const attempt = (retried: boolean): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R> =>
+    answer.pipe(
+      Effect.catchAllCause((cause) =>
+        // Failures are the handlers' typed answers (the API encodes them); only defects are ours.
+        Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))
+          ? Effect.failCause(cause)
+          : isRead && !retried && isConnectionLost(cause)
+          // A short pause first: the pool drops the dead connection once its socket's close is seen.
+          ? Effect.zipRight(Effect.sleep(RETRY_PAUSE), attempt(true))
+          : Effect.succeed(answerFailure(cause, trace))
+      )
+    )
+  return attempt(false)
+}
+
+/**
  * Around the API's router (inside the platform's own error handling, which would answer an
- * empty 500 and move on): a failure no handler answered becomes our answer. A read whose
- * connection died under it runs once more, on a new connection; nothing else is retried.
+ * empty 500 and move on): `answerDefects`.
  */
 export const handleServerFailures = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.withFiberRuntime((fiber) => {
     const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const trace = fiber.getFiberRef(CurrentTrace) ?? { requestId: "unknown", method: request.method, path: request.url.split("?")[0] }
-    const isRead = request.method === "GET" || request.method === "HEAD"
-    const attempt = (retried: boolean): HttpApp.Default<E, R> =>
-      app.pipe(
-        Effect.catchAllCause((cause) =>
-          // Failures are the handlers' typed answers (the API encodes them); only defects are ours.
-          Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))
-            ? Effect.failCause(cause)
-            : isRead && !retried && isConnectionLost(cause)
-            // A short pause first: the pool drops the dead connection once its socket's close is seen.
-            ? Effect.zipRight(Effect.sleep(RETRY_PAUSE), attempt(true))
-            : Effect.succeed(answerFailure(cause, trace))
-        )
-      )
-    return attempt(false)
+    return answerDefects(app, request.method === "GET" || request.method === "HEAD", trace)
   })
 
 /** `handleServerFailures` as the API's middleware layer. */

@@ -16,3 +16,6 @@ export const layerSpansOnlyForInstalledTracer = Layer.unwrapEffect(
       ? HttpMiddleware.withTracerDisabledWhen(Layer.setTracerEnabled(false), () => true)
       : Layer.empty)
 )
+
+/** Whether a tracer was installed around the host (one that is not the built-in tracer). */
+export const tracerInstalled = Effect.map(Effect.tracer, (tracer) => tracer !== builtInTracer)

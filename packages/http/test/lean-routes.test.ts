@@ -1,3 +1,4 @@
+import { createFetchHandler } from "@erp/http"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
@@ -5,9 +6,10 @@ import { storeKinds, testStore } from "../../../test/support/stores.js"
 
 /**
  * `GET /<resource>/<id>`, `POST /<resource>` and `PATCH /<resource>/<id>` without a query string
- * are answered around the router (`lean-routes.ts`); with `?` (an empty query) the same request
- * goes through it. Both must answer alike: status, body and the fields a client reads, for every
- * outcome such a request can have.
+ * are answered around the router (`lean-routes.ts`): by the Node server before the platform sees
+ * them (`node-direct.ts`), by the fetch handler beside the router. With `?` (an empty query) the
+ * same request goes through the router. All must answer alike: status, body and the fields a
+ * client reads, for every outcome such a request can have.
  */
 describe.each(storeKinds)("the most frequent requests beside the router on %s", (kind) => {
   let host: TestHost
@@ -118,5 +120,38 @@ describe.each(storeKinds)("the most frequent requests beside the router on %s", 
     const readOnly = await host.createKey(tenant.id, [{ resource_code: "*", can_read: true, can_create: false, can_update: false, can_delete: false }])
     expect((await bothWrites("/products", bearer(readOnly.token), "POST", JSON.stringify({ name: "z" }))).status).toBe(403)
     expect((await bothWrites("/products", bearer("sk_nothing_here"), "POST", JSON.stringify({ name: "z" }))).status).toBe(401)
+  })
+
+  it("refuses an api-version it does not serve as the router does", async () => {
+    const refused = await both(`/products/${productId}`, { ...bearer(tenant.token), "api-version": "1999-01-01" })
+    expect(refused.status).toBe(400)
+    expect(JSON.parse(refused.body).code).toBe("INVALID_API_VERSION")
+  })
+
+  it("answers alike through the fetch handler, beside its router", async () => {
+    const erp = await createFetchHandler({ store: testStore(kind), webhooks: false })
+    try {
+      const created = await erp.tenants.create({ name: `Embedded ${randomUUID().slice(0, 8)}`, countryCode: "BR" })
+      const { token } = await erp.keys.create({ tenantId: created.id, name: "embedded", permissions: "all" })
+      const send = async (method: string, path: string, body?: unknown) => {
+        const response = await erp.handler(new Request(`http://app.example${path}`, {
+          method,
+          headers: { ...bearer(token), "x-request-id": "lean-check", ...(body === undefined ? {} : { "content-type": "application/json" }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+        }))
+        return { status: response.status, body: await response.text(), headers: Object.fromEntries(COMPARED.map((name) => [name, response.headers.get(name)])) }
+      }
+      const made = await send("POST", "/products", { name: "Embedded", sale_price: "3.00" })
+      expect(made.status).toBe(201)
+      const id = JSON.parse(made.body).id
+      const lean = await send("GET", `/products/${id}`)
+      expect(lean.status).toBe(200)
+      expect(lean.headers.etag).toBe(made.headers.etag)
+      expect(lean).toEqual(await send("GET", `/products/${id}?`))
+      expect((await send("PATCH", `/products/${id}`, { sale_price: "4.00" })).status).toBe(200)
+      expect((await send("GET", `/products/${randomUUID()}`)).status).toBe(404)
+    } finally {
+      await erp.dispose()
+    }
   })
 })

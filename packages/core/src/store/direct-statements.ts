@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import type * as Statement from "@effect/sql/Statement"
 import { Context, Effect, FiberRef, Option } from "effect"
-import type pg from "pg"
+import pg from "pg"
 import { sha256 } from "../sha256.js"
 
 type Rows = ReadonlyArray<Record<string, unknown>>
@@ -71,11 +71,15 @@ export const poolRunner = (pool: pg.Pool, prepared?: PreparedStatements): Contex
           }
           if (done) return release()
           client = connected
-          connected.query({ text, values: params as Array<unknown>, ...(name ? { name } : {}) }, (error: Error | null, result: pg.QueryResult) => {
+          // A query made from its text, named after: from a config object the driver makes a copy of
+          // every property descriptor first, about a tenth of its own CPU for a small statement.
+          const query = new pg.Query(text, params as Array<unknown>, (error: Error | undefined, result: pg.ResultBuilder) => {
             done = true
             release(error && isBroken(error) ? error : undefined)
             resume(error ? Effect.fail(new SqlError({ cause: error, message: "Failed to execute statement" })) : Effect.succeed(result.rows))
-          })
+          }) as pg.Query & { name?: string }
+          if (name) query.name = name
+          connected.query(query)
         })
         return Effect.sync(() => {
           if (done) return

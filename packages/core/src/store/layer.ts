@@ -102,7 +102,7 @@ export interface CoreOptions {
 export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
   layerServices(options.oauth, options.taxEngine, options.mcp).pipe(
     // The embedded store runs one statement at a time: more turns per tenant would only queue there.
-    Layer.provideMerge(TenantGate.layer({ defaultConcurrency: location.kind === "postgres" ? 4 : 1, ...options.tenantGate })),
+    Layer.provideMerge(TenantGate.layer({ defaultConcurrency: location.kind === "postgres" ? 4 : 1, oneSession: location.kind !== "postgres", ...options.tenantGate })),
     Layer.provideMerge(layerStore(location)),
     Layer.provideMerge(layerSecretBox(location, {
       ...process.env,

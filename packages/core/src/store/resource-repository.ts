@@ -10,6 +10,7 @@ import type { ListQuery } from "../engine/list-query.js"
 import { type InsertOptions, type UpdateOptions, type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
 import { makeDirect } from "./direct-statements.js"
+import { statementShape } from "./statement-shapes.js"
 import { answerColumns, derivedFieldsRead, readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
@@ -270,16 +271,29 @@ export const makeResourceRepository = Effect.gen(function* () {
       Effect.orDie
     )
 
-  const findMany = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean; limit: number }) => {
-    const where = scopeConditions(resource, tenantId, { withDeleted: options.withDeleted, filter })
-    // Several rows may match a lookup (suppliers sharing a tax id): the first in the default order answers.
+  type FindOptions = { readonly withDeleted?: boolean | undefined; readonly forUpdate?: boolean | undefined; readonly limit: number }
+
+  /** Several rows may match a lookup (suppliers sharing a tax id): the first in the default order answers. */
+  const firstOrder = (resource: AnyResource) => {
     const { field, order } = resource.defaultSort
-    const first = sql.literal(`${fieldSql(field, resource.filters[field])} ${order === "asc" ? "ASC" : "DESC"}, r.id`)
-    if (!options.forUpdate || !readsDependentRows(resource)) {
-      const lock = sql.literal(options.forUpdate ? "FOR UPDATE OF r" : "")
-      return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
-        ORDER BY ${first} LIMIT ${options.limit} ${lock}`, true).pipe(Effect.orDie, Effect.map(parsed))
-    }
+    return sql.literal(`${fieldSql(field, resource.filters[field])} ${order === "asc" ? "ASC" : "DESC"}, r.id`)
+  }
+
+  /** The records matching `filter`, built by the store in one statement (a lock taken on the rows themselves). */
+  const recordsStatement = (resource: AnyResource, tenantId: string, filter: FilterNode, options: FindOptions) => {
+    const where = scopeConditions(resource, tenantId, { withDeleted: options.withDeleted, filter })
+    const lock = sql.literal(options.forUpdate ? "FOR UPDATE OF r" : "")
+    return sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}
+      ORDER BY ${firstOrder(resource)} LIMIT ${options.limit} ${lock}`
+  }
+
+  /** Whether the records can be read and locked in one statement (else they are locked first, read after). */
+  const readsInOne = (resource: AnyResource, options: FindOptions) => !options.forUpdate || !readsDependentRows(resource)
+
+  const findMany = (resource: AnyResource, tenantId: string, filter: FilterNode, options: FindOptions) => {
+    if (readsInOne(resource, options)) return direct(recordsStatement(resource, tenantId, filter, options), true).pipe(Effect.orDie, Effect.map(parsed))
+    const first = firstOrder(resource)
+    const where = scopeConditions(resource, tenantId, { withDeleted: options.withDeleted, filter })
     // Locked first, read after: a statement that waited for the lock still reads with the snapshot it
     // started with, so children and totals written by the transaction it waited for would be missed.
     return sql<{ id: unknown }>`SELECT r.id FROM ${table(resource.table)} r WHERE ${sql.and(where)} ORDER BY ${first} LIMIT ${options.limit} FOR UPDATE`.pipe(
@@ -298,10 +312,28 @@ export const makeResourceRepository = Effect.gen(function* () {
   const findOne = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean } = {}) =>
     Effect.map(findMany(resource, tenantId, filter, { ...options, limit: 1 }), (records) => Option.fromNullable(records[0]))
 
+  const byIdFilter = (id: string): FilterNode => ({ kind: "condition", field: "id", op: "eq", value: id })
+
+  /** A read by id's statement, one shape per resource and options (`statementShape`). */
+  const byIdShapes = new WeakMap<AnyResource, Map<string, (tenantId: string, id: string) => Statement<{ record: string }>>>()
+  const byIdStatement = (resource: AnyResource, options: FindOptions) => {
+    const shapes = byIdShapes.get(resource) ?? new Map<string, (tenantId: string, id: string) => Statement<{ record: string }>>()
+    byIdShapes.set(resource, shapes)
+    const variant = `${options.withDeleted === true}:${options.forUpdate === true}`
+    let shape = shapes.get(variant)
+    if (shape === undefined) {
+      shape = statementShape(sql, (tenantId, id) => recordsStatement(resource, tenantId, byIdFilter(id), options))
+      shapes.set(variant, shape)
+    }
+    return shape
+  }
+
   const findById = (resource: AnyResource, tenantId: string, id: string, options: { withDeleted?: boolean; forUpdate?: boolean; scope?: FilterNode } = {}) => {
-    const byId: FilterNode = { kind: "condition", field: "id", op: "eq", value: id }
-    const filter: FilterNode = options.scope ? { kind: "group", logic: "and", conditions: [byId, options.scope] } : byId
-    return findOne(resource, tenantId, filter, options)
+    const find = { withDeleted: options.withDeleted, forUpdate: options.forUpdate, limit: 1 }
+    if (options.scope || !readsInOne(resource, find)) {
+      return findOne(resource, tenantId, options.scope ? { kind: "group", logic: "and", conditions: [byIdFilter(id), options.scope] } : byIdFilter(id), options)
+    }
+    return direct(byIdStatement(resource, find)(tenantId, id), true).pipe(Effect.orDie, Effect.map((rows) => Option.fromNullable(parsed(rows)[0])))
   }
 
   /** Every lookup in one query: the ids found, each tagged with its lookup's index. */

@@ -12,7 +12,7 @@ import {
   tokenFromAuthorization
 } from "@erp/core"
 import { Effect } from "effect"
-import { readJsonBody } from "../body.js"
+import { apiRequestOf, readJsonBody } from "../body.js"
 import { bearerChallenge, publicUrl } from "../public-url.js"
 import { clientAddress, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
 import { basicCredentials, readForm } from "./form.js"
@@ -165,7 +165,7 @@ export const makeEndpoints = Effect.gen(function* () {
     }
     const decision = yield* limiter.hit(`register:${clientAddress(request, config.trustProxy)}`, { limit: config.registrationsPerMinute, windowSeconds: 60 })
     if (!decision.allowed) return tooManyRequests(decision, "Too many client registrations from this address")
-    const body = yield* readJsonBody(request).pipe(Effect.mapError((error) => oauthError("invalid_client_metadata", error.message)))
+    const body = yield* readJsonBody(apiRequestOf(request)).pipe(Effect.mapError((error) => oauthError("invalid_client_metadata", error.message)))
     const metadata = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>
     const redirectUris = metadata.redirect_uris
     if (!Array.isArray(redirectUris) || redirectUris.length === 0 || !redirectUris.every((uri) => typeof uri === "string")) {
