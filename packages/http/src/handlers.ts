@@ -26,15 +26,20 @@ const pageResponse = (page: Page<string>) =>
     contentType: "application/json"
   })
 
-/** One endpoint's handler: the request and its path parameters in, the answer out, for the authenticated caller. */
+/**
+ * One endpoint's handler: the request, its path parameters and the authenticated caller in, the
+ * answer out. The caller is an argument, not a service: providing it to each request's fiber is
+ * ten of a read's hundred runtime steps.
+ */
 export type Handler = (request: {
   readonly request: ApiRequest
   readonly path: Readonly<Record<string, string>>
-}) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, CurrentPrincipal>
+  readonly caller: Principal
+}) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError>
 
 /** The builder as the registry drives it: endpoint names are only known at run time. */
 interface RawHandlers {
-  handleRaw(name: string, handler: (request: { readonly request: HttpServerRequest.HttpServerRequest; readonly path: Readonly<Record<string, string>> }) => ReturnType<Handler>): RawHandlers
+  handleRaw(name: string, handler: (request: { readonly request: HttpServerRequest.HttpServerRequest; readonly path: Readonly<Record<string, string>> }) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, CurrentPrincipal>): RawHandlers
 }
 
 /** The handlers of one declared resource by endpoint name (`list`, `get`, `create`, `action_<name>` …). */
@@ -43,17 +48,14 @@ export const makeResourceHandlers = (resource: AnyResource) =>
     const engine = yield* ResourceEngine
     const gate = yield* TenantGate
     const keys = yield* IdempotencyKeys
-    const principal = CurrentPrincipal
     /**
      * The engine's work for the caller, in its tenant's turn (bodies are read before: a slow upload
      * holds no turn), its domain errors answered as the API's.
      */
-    const withCaller = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>) =>
-      Effect.flatMap(principal, (caller) => gate.run(caller.tenantId, work(caller))).pipe(
-        Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : toApiError(error)))
-      )
-    const respond = <A>(work: (caller: Principal) => Effect.Effect<A, DomainError, CurrentPrincipal>, status = 200) =>
-      Effect.map(withCaller(work), (body) => json(body, status))
+    const withCaller = <A>(caller: Principal, work: Effect.Effect<A, DomainError>) =>
+      gate.run(caller.tenantId, work).pipe(Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : toApiError(error))))
+    const respond = <A>(caller: Principal, work: Effect.Effect<A, DomainError>, status = 200) =>
+      Effect.map(withCaller(caller, work), (body) => json(body, status))
     const nested = resource.nestedUnder
     /** Under a parent (`/webhook-endpoints/{parentId}/deliveries`): the parent must be the caller's (else its 404), the record its own. */
     const underParent = (caller: Principal, path: Readonly<Record<string, string>>, id?: string) =>
@@ -71,52 +73,51 @@ export const makeResourceHandlers = (resource: AnyResource) =>
         ? [[nested.key, path.parentId], ...queryParams(request).filter(([key]) => key !== nested.key && !key.startsWith(`${nested.key}[`))]
         : queryParams(request)
     const byName: Record<string, Handler> = {
-      list: ({ path, request }) =>
+      list: ({ path, request, caller }) =>
         Effect.map(
-          withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path))) : engine.listAnswers(resource, caller, listParams(request, path))),
+          withCaller(caller, nested ? Effect.zipRight(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path))) : engine.listAnswers(resource, caller, listParams(request, path))),
           pageResponse
         ),
-      search: ({ request }) => respond((caller) => engine.search(resource, caller, queryParams(request))),
-      get: ({ path, request }) =>
+      search: ({ request, caller }) => respond(caller, engine.search(resource, caller, queryParams(request))),
+      get: ({ path, request, caller }) =>
         Effect.flatMap(
-          withCaller((caller) => nested ? Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
+          withCaller(caller, nested ? Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
           (record) => readResponse(request, resource, record)
         ),
-      create: ({ request }) =>
+      create: ({ request, caller }) =>
         Effect.flatMap(readJsonBody(request), (body) =>
-          idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.create(resource, caller, body)), (record) => recordResponse(resource, record, 201)))),
-      update: ({ path, request }) =>
+          idempotent(keys, caller, request, body, Effect.map(withCaller(caller, engine.create(resource, caller, body)), (record) => recordResponse(resource, record, 201)))),
+      update: ({ path, request, caller }) =>
         Effect.gen(function* () {
           const body = yield* readJsonBody(request)
           const precondition = yield* preconditionOf(request)
-          return yield* idempotent(keys, request, body, Effect.map(withCaller((caller) => engine.update(resource, caller, path.id, body, { precondition })), (record) => recordResponse(resource, record)))
+          return yield* idempotent(keys, caller, request, body, Effect.map(withCaller(caller, engine.update(resource, caller, path.id, body, { precondition })), (record) => recordResponse(resource, record)))
         }),
-      remove: ({ path, request }) =>
+      remove: ({ path, request, caller }) =>
         Effect.flatMap(preconditionOf(request), (precondition) =>
-          Effect.as(withCaller((caller) => engine.remove(resource, caller, path.id, { precondition })), HttpServerResponse.empty({ status: 204 })))
+          Effect.as(withCaller(caller, engine.remove(resource, caller, path.id, { precondition })), HttpServerResponse.empty({ status: 204 })))
     }
     for (const action of resource.actions ?? []) {
-      byName[`action_${action.name}`] = ({ path, request }) =>
+      byName[`action_${action.name}`] = ({ path, request, caller }) =>
         Effect.gen(function* () {
           const body = action.raw ? yield* readRawBody(request, action.raw.maxBytes) : action.input ? yield* readJsonBody(request) : undefined
           const precondition = yield* preconditionOf(request)
           const { id, parentId: _parent, ...params } = path
-          const caller = yield* principal
           const run = Effect.gen(function* () {
             yield* underParent(caller, path, id).pipe(mapDomain)
-            const output = yield* withCaller(() => engine.action(resource, action, caller, id, params, body, { precondition }))
+            const output = yield* withCaller(caller, engine.action(resource, action, caller, id, params, body, { precondition }))
             if (!action.output) return HttpServerResponse.empty({ status: 204 })
             // An action answering the record it acted on (a cancel) gives its new ETag, for the next If-Match.
             const answersRecord = typeof output === "object" && output !== null && String((output as { id?: unknown }).id) === id
             return answersRecord ? recordResponse(resource, output, action.successStatus ?? 200) : json(output, action.successStatus ?? 200)
           })
           // Only POST actions take a key: a DELETE is idempotent already.
-          return yield* (action.method === "POST" ? idempotent(keys, request, body, run) : run)
+          return yield* (action.method === "POST" ? idempotent(keys, caller, request, body, run) : run)
         })
     }
     for (const lookup of resource.lookups ?? []) {
-      byName[`lookup_${lookup.name}`] = ({ path, request }) =>
-        respond((caller) => engine.lookup(resource, caller, lookup.name, path[lookup.parameter], queryParams(request)))
+      byName[`lookup_${lookup.name}`] = ({ path, request, caller }) =>
+        respond(caller, engine.lookup(resource, caller, lookup.name, path[lookup.parameter], queryParams(request)))
     }
     return byName
   })
@@ -127,7 +128,7 @@ const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
     Effect.map(makeResourceHandlers(resource), (byName) => {
       const names = Object.keys(api.groups[resource.name].endpoints)
       const built = names.reduce(
-        (chain, name) => chain.handleRaw(name, ({ request, path }) => byName[name]({ request: apiRequestOf(request), path })),
+        (chain, name) => chain.handleRaw(name, ({ request, path }) => Effect.flatMap(CurrentPrincipal, (caller) => byName[name]({ request: apiRequestOf(request), path, caller }))),
         handlers as unknown as RawHandlers
       )
       return built as unknown as HttpApiBuilder.Handlers<never, never, never, never>

@@ -1,5 +1,5 @@
 import { HttpServerResponse } from "@effect/platform"
-import { canonicalJson, CurrentPrincipal, IDEMPOTENCY_KEY_MAX_LENGTH, IdempotencyKeys, type StoredResponse } from "@erp/core"
+import { canonicalJson, IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotencyKeys, type Principal, type StoredResponse } from "@erp/core"
 import { Cause, Effect, Exit, Option } from "effect"
 import { createHash } from "node:crypto"
 import type { ApiRequest } from "./api-request.js"
@@ -53,16 +53,18 @@ const replay = (stored: StoredResponse) => {
  */
 export const idempotent = <R>(
   keys: IdempotencyKeys["Type"],
+  caller: Pick<Principal, "tenantId">,
   request: Pick<ApiRequest, "method" | "url" | "headers">,
   body: unknown,
   run: Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, R>
 ) => {
   const key = request.headers["idempotency-key"]
-  return key === undefined ? run : runOnce(keys, request, body, run, key)
+  return key === undefined ? run : runOnce(keys, caller.tenantId, request, body, run, key)
 }
 
 const runOnce = <R>(
   keys: IdempotencyKeys["Type"],
+  tenantId: string,
   request: Pick<ApiRequest, "method" | "url" | "headers">,
   body: unknown,
   run: Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, R>,
@@ -72,7 +74,6 @@ const runOnce = <R>(
     if (!KEY.test(key)) {
       return yield* Effect.fail(apiError(400, `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters without spaces (a UUID is a good key)`, "INVALID_IDEMPOTENCY_KEY"))
     }
-    const { tenantId } = yield* CurrentPrincipal
     const fingerprint = requestFingerprint(request.method, request.url, body)
     const claim = yield* keys.claim(tenantId, key, fingerprint)
     switch (claim.kind) {

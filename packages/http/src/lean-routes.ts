@@ -1,5 +1,5 @@
 import { HttpApp, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { type AnyResource, Authenticator, CredentialRateLimiter, CurrentPrincipal, IdempotencyKeys, OAuthConfig, publicResources, ResourceEngine, TenantGate } from "@erp/core"
+import { type AnyResource, Authenticator, CredentialRateLimiter, IdempotencyKeys, OAuthConfig, publicResources, ResourceEngine, TenantGate } from "@erp/core"
 import { Context, Effect, Option } from "effect"
 import type { ApiRequest } from "./api-request.js"
 import { admit, authenticateRequest } from "./authentication.js"
@@ -80,8 +80,7 @@ export const makeLeanRoutes = (registry: ReadonlyArray<AnyResource>) => {
       const principal = authenticated.right
       const answered = admit(principal, services.limiter).pipe(
         Effect.zipRight(Effect.flatMap(handlersOf(route.resource, services), (built) =>
-          built[route.endpoint]({ request, path: route.id === undefined ? {} : { id: route.id } }))),
-        Effect.provideService(CurrentPrincipal, principal),
+          built[route.endpoint]({ request, path: route.id === undefined ? {} : { id: route.id }, caller: principal }))),
         Effect.catchAll((error) => Effect.succeed(errorResponse(error)))
       )
       return Effect.flatMap(answerDefects(answered, request.method === "GET", trace), finish)

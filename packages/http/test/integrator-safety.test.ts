@@ -1,5 +1,4 @@
-import type { HttpServerRequest } from "@effect/platform"
-import { ALL_PERMISSIONS, CurrentPrincipal, IdempotencyKeys, type Principal, pruneIdempotencyKeys, Tenancy } from "@erp/core"
+import { ALL_PERMISSIONS, IdempotencyKeys, type Principal, pruneIdempotencyKeys, Tenancy } from "@erp/core"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
@@ -117,7 +116,7 @@ describe.each(storeKinds)("idempotency keys, ETags and credential rate limits on
         const exit = await host.run(Effect.gen(function* () {
           const keys = yield* IdempotencyKeys
           const principal = { tenantId: tenant.id } as Principal
-          return yield* Effect.exit(idempotent(keys, request as unknown as HttpServerRequest.HttpServerRequest, body, failure).pipe(Effect.provideService(CurrentPrincipal, principal)))
+          return yield* Effect.exit(idempotent(keys, principal, request, body, failure))
         }))
         expect(exit._tag).toBe("Failure")
         const again = await host.run(Effect.flatMap(IdempotencyKeys, (keys) => keys.claim(tenant.id, key, fingerprint)))
