@@ -40,7 +40,7 @@ const nodeBody = (source: IncomingMessage, maxBytes: number) =>
     return Effect.sync(stop)
   })
 
-/** The bodies the lean routes answer with; anything else (a stream) is the platform's to write. */
+/** The bodies the lean routes answer with; any other (a stream) would be a defect, answered 500. */
 const writable = (body: HttpServerResponse.HttpServerResponse["body"]): body is Extract<HttpServerResponse.HttpServerResponse["body"], { _tag: "Empty" | "Uint8Array" }> =>
   body._tag === "Empty" || body._tag === "Uint8Array"
 
@@ -60,7 +60,7 @@ const HANDED_OVER: unique symbol = Symbol("erp/http/handed-over")
  * The lean routes answered from Node's own request, before the platform sees it. Through the
  * platform, a request is a fiber with a scope, its tracing middleware, error handling and
  * response writing: about 110 steps of the Effect runtime and 0.1 ms of CPU before any of our
- * code runs (bench/README.md), a quarter of a read by id. Here it is one fiber running the lean
+ * code runs (docs/architecture.md, "A request"), a quarter of a read by id. Here it is one fiber running the lean
  * answer, with the host's concerns as the platform route has them (`startRequest`,
  * `finishAnswer`). A request that is not a lean route, or whose credential does not
  * authenticate, goes to the platform unchanged.
