@@ -317,8 +317,11 @@ export const makeResourceRepository = Effect.gen(function* () {
   /** A read by id's statement, one shape per resource and options (`statementShape`). */
   const byIdShapes = new WeakMap<AnyResource, Map<string, (tenantId: string, id: string) => Statement<{ record: string }>>>()
   const byIdStatement = (resource: AnyResource, options: FindOptions) => {
-    const shapes = byIdShapes.get(resource) ?? new Map<string, (tenantId: string, id: string) => Statement<{ record: string }>>()
-    byIdShapes.set(resource, shapes)
+    let shapes = byIdShapes.get(resource)
+    if (shapes === undefined) {
+      shapes = new Map()
+      byIdShapes.set(resource, shapes)
+    }
     const variant = `${options.withDeleted === true}:${options.forUpdate === true}`
     let shape = shapes.get(variant)
     if (shape === undefined) {
