@@ -1,4 +1,4 @@
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Deferred, Duration, Effect, Exit, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
 import { TenantGate } from "../src/index.js"
 
@@ -43,5 +43,28 @@ describe("tenant gate", () => {
     expect(Exit.isFailure(outcome.refused) && JSON.stringify(outcome.refused.cause)).toMatch(/TenantBusy/)
     expect(Exit.isFailure(outcome.failed) && JSON.stringify(outcome.failed.cause)).toMatch(/boom/)
     expect(outcome.after).toBe("in")
+  })
+
+  it("refuses each waiting request at its own deadline, not the first one's, and lets in one that a turn reaches in time", async () => {
+    const outcome = await withGate((gate) =>
+      Effect.gen(function* () {
+        const hold = yield* Deferred.make<void>()
+        const holder = yield* Effect.fork(gate.run("a", Deferred.await(hold)))
+        yield* Effect.sleep("5 millis")
+        const timed = (name: string) => Effect.timed(Effect.exit(gate.run("a", Effect.succeed(name))))
+        const early = yield* Effect.fork(timed("early"))
+        yield* Effect.sleep("40 millis")
+        const late = yield* Effect.fork(timed("late"))
+        const [earlyTook, earlyExit] = yield* Fiber.join(early)
+        // The first waiter's refusal came at 60 ms; the one that came 40 ms later is still waiting, and gets the turn.
+        yield* Deferred.succeed(hold, undefined)
+        yield* Fiber.join(holder)
+        const [lateTook, lateExit] = yield* Fiber.join(late)
+        return { earlyMs: Duration.toMillis(earlyTook), earlyExit, lateMs: Duration.toMillis(lateTook), lateExit }
+      }), 60)
+    expect(Exit.isFailure(outcome.earlyExit) && JSON.stringify(outcome.earlyExit.cause)).toMatch(/TenantBusy/)
+    expect(outcome.earlyMs).toBeGreaterThanOrEqual(55)
+    expect(outcome.lateExit).toEqual(Exit.succeed("late"))
+    expect(outcome.lateMs).toBeLessThan(55)
   })
 })

@@ -24,17 +24,21 @@ const nextTurnOfTheEventLoop = Effect.async<void>((resume) => {
   return Effect.sync(() => clearImmediate(handle))
 })
 
-/** A request waiting for a turn: handed one when a turn ends (`granted`), or refused when its wait runs out. */
+/** A request waiting for a turn: handed one when a turn ends (`granted`), or refused once `deadline` passes. */
 interface Waiter {
   granted: boolean
+  readonly deadline: number
   readonly resume: () => void
+  readonly refuse: () => void
 }
 
 interface Gate {
   /** Turns in use. */
   inUse: number
-  /** Requests waiting, first come first served. */
+  /** Requests waiting, first come first served (so their deadlines are in order too). */
   readonly waiting: Array<Waiter>
+  /** Refuses the waiters whose deadline passed: one timer per gate, set for the first waiter's deadline. */
+  timer: ReturnType<typeof setTimeout> | undefined
 }
 
 /**
@@ -68,31 +72,43 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
           next.granted = true
           return next.resume()
         }
-        if (--gate.inUse === 0) gates.delete(tenantId)
+        if (--gate.inUse === 0) {
+          if (gate.timer !== undefined) clearTimeout(gate.timer)
+          gates.delete(tenantId)
+        }
+      }
+      /**
+       * Refuses the waiters whose deadline passed, then sleeps until the next one's. A waiter
+       * handed a turn meanwhile has left the queue, so the timer only ever looks at its front:
+       * one timer per busy tenant, not one set and cleared for every request that waits.
+       */
+      const expire = (gate: Gate) => {
+        gate.timer = undefined
+        const now = Date.now()
+        while (gate.waiting.length > 0 && gate.waiting[0].deadline <= now) gate.waiting.shift()!.refuse()
+        if (gate.waiting.length > 0) arm(gate)
+      }
+      const arm = (gate: Gate) => {
+        if (gate.timer !== undefined) return
+        gate.timer = setTimeout(expire, Math.max(0, gate.waiting[0].deadline - Date.now()), gate)
+        // A waiting request keeps its connection (and so the process) alive; the timer need not.
+        gate.timer.unref?.()
       }
       const waitForTurn = (tenantId: string, gate: Gate) =>
         Effect.async<void, TenantBusy>((resume) => {
-          const leave = () => {
-            const at = gate.waiting.indexOf(waiter)
-            if (at >= 0) gate.waiting.splice(at, 1)
-          }
-          const timer = setTimeout(() => {
-            leave()
-            resume(Effect.fail(busy))
-          }, settings.waitMs)
           const waiter: Waiter = {
             granted: false,
-            resume: () => {
-              clearTimeout(timer)
-              resume(Effect.void)
-            }
+            deadline: Date.now() + settings.waitMs,
+            resume: () => resume(Effect.void),
+            refuse: () => resume(Effect.fail(busy))
           }
           gate.waiting.push(waiter)
+          arm(gate)
           return Effect.sync(() => {
-            clearTimeout(timer)
             // Interrupted (the client went away): a turn handed over meanwhile passes on.
-            if (waiter.granted) release(tenantId, gate)
-            else leave()
+            if (waiter.granted) return release(tenantId, gate)
+            const at = gate.waiting.indexOf(waiter)
+            if (at >= 0) gate.waiting.splice(at, 1)
           })
         })
       /**
@@ -105,7 +121,7 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
           Effect.suspend(() => {
             let gate = gates.get(tenantId)
             if (!gate) {
-              gate = { inUse: 0, waiting: [] }
+              gate = { inUse: 0, waiting: [], timer: undefined }
               gates.set(tenantId, gate)
             }
             const held = gate
