@@ -90,9 +90,8 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
       }
       const arm = (gate: Gate) => {
         if (gate.timer !== undefined) return
+        // Kept referenced, as each waiter's own timer was: a waiter's refusal is due even when nothing else holds the process.
         gate.timer = setTimeout(expire, Math.max(0, gate.waiting[0].deadline - Date.now()), gate)
-        // A waiting request keeps its connection (and so the process) alive; the timer need not.
-        gate.timer.unref?.()
       }
       const waitForTurn = (tenantId: string, gate: Gate) =>
         Effect.async<void, TenantBusy>((resume) => {
