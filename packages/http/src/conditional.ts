@@ -1,5 +1,5 @@
 import { HttpServerResponse } from "@effect/platform"
-import { type AnyResource, matchesAny, type Precondition, parseEntityTags, recordEtag, type Row } from "@erp/core"
+import { answerEtag, type AnyResource, matchesAny, type Precondition, parseEntityTags, type Row } from "@erp/core"
 import { Effect } from "effect"
 import type { ApiRequest } from "./api-request.js"
 import { apiError } from "./errors.js"
@@ -10,13 +10,20 @@ import { apiError } from "./errors.js"
  * row's lock), `If-None-Match` on a read answers 304 when the client's copy is current.
  */
 
-/** The record's tag, when the body is one record (a create that made several answers `{ data }` and has none). */
-export const etagOfBody = (resource: AnyResource, body: unknown): string | undefined =>
-  body !== null && typeof body === "object" && !Array.isArray(body) && "id" in body ? recordEtag(resource, body as Row) : undefined
+/** One record (a create that made several answers `{ data }`, which has no tag). */
+const isRecord = (body: unknown): body is Row => body !== null && typeof body === "object" && !Array.isArray(body) && "id" in body
+
+/** A JSON answer's text, and its tag when it is one record's: the text is encoded once, for the body and the tag alike. */
+const answerOf = (resource: AnyResource, body: unknown) => {
+  const text = JSON.stringify(body)
+  return { text, etag: isRecord(body) ? answerEtag(resource, body, text) : undefined }
+}
+
+const jsonAnswer = (answer: ReturnType<typeof answerOf>, status: number) =>
+  HttpServerResponse.text(answer.text, { status, contentType: "application/json", ...(answer.etag ? { headers: { etag: answer.etag } } : {}) })
 
 /** The JSON answer of one record, with its ETag. */
-export const recordResponse = (resource: AnyResource, body: unknown, status = 200, etag = etagOfBody(resource, body)) =>
-  HttpServerResponse.unsafeJson(body, { status, ...(etag ? { headers: { etag } } : {}) })
+export const recordResponse = (resource: AnyResource, body: unknown, status = 200) => jsonAnswer(answerOf(resource, body), status)
 
 /** The entity tags a conditional header lists (undefined without the header), or the 400 for a malformed one. */
 const tagsOf = (request: Pick<ApiRequest, "headers">, header: "if-match" | "if-none-match"): ReadonlyArray<string> | undefined | ReturnType<typeof apiError> => {
@@ -43,9 +50,10 @@ export const preconditionOf = (request: Pick<ApiRequest, "headers">): Effect.Eff
 export const readResponse = (request: Pick<ApiRequest, "headers">, resource: AnyResource, body: unknown) => {
   const tags = tagsOf(request, "if-none-match")
   if (!isTags(tags)) return Effect.fail(tags)
-  const etag = etagOfBody(resource, body)
+  const answer = answerOf(resource, body)
+  const etag = answer.etag
   if (etag && tags && matchesAny(tags.map((tag) => tag.replace(/^W\//, "")), etag)) {
     return Effect.succeed(HttpServerResponse.empty({ status: 304, headers: { etag } }))
   }
-  return Effect.succeed(recordResponse(resource, body, 200, etag))
+  return Effect.succeed(jsonAnswer(answer, 200))
 }

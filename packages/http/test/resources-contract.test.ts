@@ -50,6 +50,26 @@ describe.each(storeKinds)("resource contract on %s", (kind) => {
       expect(fetched.body).toEqual(record)
     })
 
+    it("tags the record alike whichever path answers it: create, read, a conditional update, its read", async () => {
+      const body = await exampleBody(resource, (target, body) => post(target, owner.token, body))
+      const created = await host.request("POST", `/${name}`, { token: owner.token, body })
+      expect(created.status, JSON.stringify(created.body)).toBe(201)
+      const path = `/${name}/${created.body.id}`
+      const tag = created.headers.get("etag")!
+      expect(tag).toMatch(/^"[\w-]{32}"$/)
+      expect((await host.request("GET", path, { token: owner.token })).headers.get("etag")).toBe(tag)
+      expect((await host.request("GET", path, { token: owner.token, headers: { "if-none-match": tag } })).status).toBe(304)
+      const change = "metadata" in resource.fields ? { metadata: { tagged: true } } : {}
+      const updated = await host.request("PATCH", path, { token: owner.token, body: change, headers: { "if-match": tag } })
+      expect(updated.status, JSON.stringify(updated.body)).toBe(200)
+      const read = await host.request("GET", path, { token: owner.token })
+      expect(read.headers.get("etag")).toBe(updated.headers.get("etag"))
+      if ("metadata" in resource.fields) {
+        expect(read.headers.get("etag")).not.toBe(tag)
+        expect((await host.request("PATCH", path, { token: owner.token, body: change, headers: { "if-match": tag } })).status).toBe(412)
+      }
+    })
+
     it("answers records that match the declared record schema exactly", async () => {
       await create(owner.token)
       const list = await host.request("GET", `/${name}?limit=5`, { token: owner.token })

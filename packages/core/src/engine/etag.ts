@@ -1,4 +1,3 @@
-import { canonicalJson } from "../canonical-json.js"
 import { sha256 } from "../sha256.js"
 import { PreconditionFailed } from "../errors.js"
 import { type AnyResource, present, type Row } from "./resource.js"
@@ -14,22 +13,29 @@ const revealedOf = (fields: AnyResource["fields"]): ReadonlyArray<string> => {
   return names
 }
 
+/** The tag of an answer's text. */
+const tagOf = (text: string): string => `"${sha256(text, "base64url").slice(0, 32)}"`
+
 /**
- * A record's strong entity tag: a hash of the record as answered (its `updated_at`
+ * A record's strong entity tag: a hash of the record's JSON as answered (its `updated_at`
  * included), so every write that changes what a client would read changes it, even two
- * writes in the same millisecond. Fields shown once on create (`revealed`) are left out:
- * reads never show them, and the tag of the create's answer must match a later read's.
+ * writes in the same millisecond. Every answered record is built by the store (`record-json`),
+ * its keys in the declaration's order whichever path read or wrote it, so its text is the same
+ * on every path and is hashed as answered, not re-encoded. Fields shown once on create
+ * (`revealed`) are left out: reads never show them, and the tag of the create's answer must
+ * match a later read's.
  */
 export const recordEtag = (resource: Pick<AnyResource, "fields">, record: Row): string => {
   const revealed = revealedOf(resource.fields)
-  let shown: Row = record
-  if (revealed.length > 0) {
-    const copy: Record<string, unknown> = { ...record }
-    for (const name of revealed) delete copy[name]
-    shown = copy
-  }
-  return `"${sha256(canonicalJson(shown), "base64url").slice(0, 32)}"`
+  if (!revealed.some((name) => name in record)) return tagOf(JSON.stringify(record))
+  const copy: Record<string, unknown> = { ...record }
+  for (const name of revealed) delete copy[name]
+  return tagOf(JSON.stringify(copy))
 }
+
+/** `recordEtag` of a record whose answer text is at hand (`JSON.stringify(record)`): the text is hashed, not encoded again. */
+export const answerEtag = (resource: Pick<AnyResource, "fields">, record: Row, text: string): string =>
+  revealedOf(resource.fields).some((name) => name in record) ? recordEtag(resource, record) : tagOf(text)
 
 /** What a write requires of the record's current version: `If-Match`'s tags (`*`: any current version). */
 export interface Precondition {
