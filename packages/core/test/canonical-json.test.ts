@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
-import { canonicalJson, recordEtag } from "../src/index.js"
+import { answerEtag, canonicalJson, recordEtag } from "../src/index.js"
 
-/** The form ETags and idempotency fingerprints were made with before: the same bytes keep clients' tags valid across an upgrade. */
+/** The form idempotency fingerprints were made with before: the same bytes keep a retried request's fingerprint across an upgrade. */
 const before = (value: unknown): string => {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") return before((value as { toJSON: () => unknown }).toJSON())
@@ -31,11 +31,29 @@ describe("canonical JSON", () => {
     expect(canonicalJson("x")).toBe(`"x"`)
   })
 
-  it("is the same for the same value whatever order its keys were written in, so a record's tag is too", () => {
+  it("is the same for the same value whatever order its keys were written in (an idempotent request's body)", () => {
     const reordered = Object.fromEntries(Object.entries(order).reverse())
     expect(canonicalJson(reordered)).toBe(canonicalJson(order))
-    const fields = {} as Parameters<typeof recordEtag>[0]["fields"]
-    expect(recordEtag({ fields }, reordered)).toBe(recordEtag({ fields }, order))
-    expect(recordEtag({ fields }, { ...order, status: "cancelled" })).not.toBe(recordEtag({ fields }, order))
+  })
+})
+
+describe("a record's tag", () => {
+  const fields = {} as Parameters<typeof recordEtag>[0]["fields"]
+  const withSecret = { secret: { revealed: true } } as unknown as Parameters<typeof recordEtag>[0]["fields"]
+  const record = { id: order.id, status: "confirmed", total_amount: "157.500000", metadata: { a: 1 } }
+
+  it("hashes the record's JSON as answered: the same record the same tag, any changed value a new one", () => {
+    expect(recordEtag({ fields }, { ...record })).toBe(recordEtag({ fields }, record))
+    expect(recordEtag({ fields }, record)).toMatch(/^"[\w-]{32}"$/)
+    expect(recordEtag({ fields }, { ...record, status: "cancelled" })).not.toBe(recordEtag({ fields }, record))
+    expect(recordEtag({ fields }, { ...record, metadata: { a: 2 } })).not.toBe(recordEtag({ fields }, record))
+  })
+
+  it("is the hash of the answer's text, without the fields shown once on create", () => {
+    const text = JSON.stringify(record)
+    expect(answerEtag({ fields }, record, text)).toBe(recordEtag({ fields }, record))
+    const created = { ...record, secret: "sk_shown_once" }
+    expect(recordEtag({ fields: withSecret }, created)).toBe(recordEtag({ fields: withSecret }, record))
+    expect(answerEtag({ fields: withSecret }, created, JSON.stringify(created))).toBe(recordEtag({ fields }, record))
   })
 })
