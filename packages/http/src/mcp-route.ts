@@ -65,10 +65,10 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
       const allowed = configured._tag === "Some" ? configured.value : []
       // Only a configured public URL counts: one derived from Host is the attacker's own in a DNS-rebinding attack.
       const origins = allowed === "*" ? "*" : config.publicUrl ? [...allowed, new URL(config.publicUrl).origin] : allowed
-      const web = new Request(new URL(request.url, base), { method: request.method, headers: new Headers(request.headers as Record<string, string>) })
-      const response = yield* Effect.promise((signal) =>
-        serveMcpHttp({ request: new Request(web, { signal }), body, identity: identified.right }, { sessions, run, allowedOrigins: origins })
-      )
+      const response = yield* Effect.promise((signal) => {
+        const web = new Request(new URL(request.url, base), { method: request.method, headers: new Headers(request.headers as Record<string, string>), signal })
+        return serveMcpHttp({ request: web, body, identity: identified.right }, { sessions, run, allowedOrigins: origins })
+      })
       // A GET keeps its event stream open; any other answer is complete, and is passed on as its
       // bytes rather than as a web stream turned into an Effect stream (that and the tools' spans
       // were a third of a get_product call's CPU).

@@ -99,6 +99,8 @@ const handle = async <R>(input: McpHttpInput, options: McpHttpOptions<R>, caller
   await server.connect(transport)
   const response = await transport.handleRequest(input.request, { parsedBody: input.body })
   // A POST is answered in full; a GET keeps its stream (and this server) until the client goes.
-  if (input.request.method === "POST") await server.close()
+  // Closed once the SDK has settled the request (its handler's abort controller is let go a few
+  // microtasks after the answer): closed before, it aborts that controller, a DOMException each call.
+  if (input.request.method === "POST") setImmediate(() => void server.close().catch(() => undefined))
   return response
 }

@@ -1,4 +1,4 @@
-import { checkUntrustedJson, type DomainError, errorBody, invalid, TenantBusy, TenantGate, type InvalidRequest, type OAuth, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
+import { checkUntrustedJson, type DomainError, errorBody, invalid, TenantBusy, TenantGate, traced, type InvalidRequest, type OAuth, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import {
@@ -72,7 +72,7 @@ const toResult = <R>(name: string, effect: Effect.Effect<unknown, DomainError | 
           onNone: () => Effect.logError(`MCP tool ${name} failed`, cause).pipe(Effect.as(toolError(internalErrorBody())))
         })
     ),
-    Effect.withSpan(`mcp.${name}`)
+    traced(`mcp.${name}`)
   )
 
 const TENANT_ID_DESCRIPTION = "UUID of the tenant to act on (list_tenants names yours)."
