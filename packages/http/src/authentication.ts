@@ -23,7 +23,7 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("erp
  * refusal `Retry-After` too: through the request's trace when the host keeps one (read
  * once on the way out), else a pre-response handler.
  */
-export const limitCredential = (principal: Pick<Principal, "credential">, limiter: CredentialRateLimiter["Type"]) => {
+export const limitCredential = (principal: Pick<Principal, "credential"> & { readonly tenantId?: string }, limiter: CredentialRateLimiter["Type"]) => {
   const credential = principal.credential
   if (!credential) return Effect.void
   const limit = credentialLimit(credential.rateLimitPerMinute)
@@ -31,9 +31,12 @@ export const limitCredential = (principal: Pick<Principal, "credential">, limite
     Effect.withFiberRuntime<void, TooManyRequests>((fiber) => {
       const headers = { ...rateLimitHeaders(decision), ...(decision.allowed ? {} : { "retry-after": String(decision.resetSeconds) }) }
       const trace = fiber.getFiberRef(CurrentTrace)
-      const noted = trace ? Effect.sync(() => {
+      // On the host's trace (every request it serves), the fields are noted at once: one step of the runtime, not three.
+      if (trace) {
+        if (principal.tenantId) trace.tenantId = principal.tenantId
         trace.responseHeaders = headers
-      }) : HttpApp.appendPreResponseHandler((_request, out) => Effect.succeed(HttpServerResponse.setHeaders(out, headers)))
+      }
+      const noted = trace ? Effect.void : HttpApp.appendPreResponseHandler((_request, out) => Effect.succeed(HttpServerResponse.setHeaders(out, headers)))
       if (decision.allowed) return noted
       const seconds = decision.resetSeconds
       const message = `Rate limit of this credential exceeded (${limit.perMinute} requests a minute, bursts of ${limit.burstPerSecond} a second). Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
@@ -54,11 +57,13 @@ export const authenticateRequest = (
 
 /** An authenticated caller let in: its tenant noted in the request's trace (for a failure's log line), the request counted. */
 export const admit = (principal: Principal, limiter: CredentialRateLimiter["Type"]) =>
-  Effect.withFiberRuntime<void, TooManyRequests>((fiber) => {
-    const trace = fiber.getFiberRef(CurrentTrace)
-    if (trace) trace.tenantId = principal.tenantId
-    return limitCredential(principal, limiter)
-  })
+  principal.credential
+    ? limitCredential(principal, limiter)
+    : Effect.withFiberRuntime<void, TooManyRequests>((fiber) => {
+      const trace = fiber.getFiberRef(CurrentTrace)
+      if (trace) trace.tenantId = principal.tenantId
+      return Effect.void
+    })
 
 export const layerAuthentication = Layer.effect(
   Authentication,

@@ -75,15 +75,16 @@ export const makeLeanRoutes = (registry: ReadonlyArray<AnyResource>) => {
     finish: (response: HttpServerResponse.HttpServerResponse) => Effect.Effect<HttpServerResponse.HttpServerResponse>,
     unauthenticated: Effect.Effect<A, E, R>
   ): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R> =>
-    Effect.flatMap(Effect.either(authenticateRequest(services.authenticator, services.config, request, authorization)), (authenticated): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R> => {
-      if (authenticated._tag === "Left") return unauthenticated
-      const principal = authenticated.right
-      const answered = admit(principal, services.limiter).pipe(
-        Effect.zipRight(Effect.flatMap(handlersOf(route.resource, services), (built) =>
-          built[route.endpoint]({ request, path: route.id === undefined ? {} : { id: route.id }, caller: principal }))),
-        Effect.catchAll((error) => Effect.succeed(errorResponse(error)))
-      )
-      return Effect.flatMap(answerDefects(answered, request.method === "GET", trace), finish)
+    Effect.matchEffect(authenticateRequest(services.authenticator, services.config, request, authorization), {
+      onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R> => unauthenticated,
+      onSuccess: (principal) => {
+        const input = { request, path: route.id === undefined ? {} : { id: route.id } as Readonly<Record<string, string>>, caller: principal }
+        // The resource's handlers are made once; from then on they are called as they are, not through an effect that finds them.
+        const built = handlers.get(route.resource)
+        const handled = built ? built[route.endpoint](input) : Effect.flatMap(handlersOf(route.resource, services), (made) => made[route.endpoint](input))
+        const answered = Effect.catchAll(Effect.zipRight(admit(principal, services.limiter), handled), (error) => Effect.succeed(errorResponse(error)))
+        return Effect.flatMap(answerDefects(answered, request.method === "GET", trace), finish)
+      }
     })
 
   return { match, answer }

@@ -1,6 +1,6 @@
 import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { OAuthConfig } from "@erp/core"
-import { Context, Effect, FiberRef, HashMap, Option } from "effect"
+import { Context, Effect, FiberRef, FiberRefs, HashMap, Option } from "effect"
 import { bearerChallenge, publicUrl } from "./public-url.js"
 import { randomUUID } from "node:crypto"
 import { errorBody } from "./errors.js"
@@ -102,13 +102,20 @@ export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defa
     if (start.refused) return Effect.succeed(start.refused)
     if (Option.isSome(arrived) && !arrived.value.routed) return Effect.succeed(start.finish(HttpServerResponse.empty({ status: 404 })))
     return Effect.zipRight(
-      traceRequest(fiber, start.trace),
+      traceRequest(start.trace),
       Effect.zipRight(HttpApp.appendPreResponseHandler((_request, response) => finishAnswer(start, response)), app)
     )
   })
 
-/** The request's trace and its id in the log annotations, set on the fiber that answers it. */
-export const traceRequest = (fiber: { getFiberRef: <A>(ref: FiberRef.FiberRef<A>) => A }, trace: RequestTrace) => {
-  const annotations = HashMap.set(fiber.getFiberRef(FiberRef.currentLogAnnotations), "request_id", trace.requestId)
-  return Effect.zipRight(FiberRef.set(CurrentTrace, trace), FiberRef.set(FiberRef.currentLogAnnotations, annotations))
-}
+/**
+ * The request's trace and its id in the log annotations, set on the fiber that answers it: both
+ * in one step of the runtime, where two `FiberRef.set` were five.
+ */
+export const traceRequest = (trace: RequestTrace): Effect.Effect<void> =>
+  Effect.updateFiberRefs((fiberId, refs) =>
+    FiberRefs.updateAs(FiberRefs.updateAs(refs, { fiberId, fiberRef: CurrentTrace, value: trace }), {
+      fiberId,
+      fiberRef: FiberRef.currentLogAnnotations,
+      value: HashMap.set(FiberRefs.getOrDefault(refs, FiberRef.currentLogAnnotations), "request_id", trace.requestId)
+    })
+  )

@@ -96,8 +96,9 @@ const directAnswers = (registry: ReadonlyArray<AnyResource>) =>
         platform()
         return HANDED_OVER
       })
-      const answer = Effect.withFiberRuntime<HttpServerResponse.HttpServerResponse | typeof HANDED_OVER>((fiber) =>
-        Effect.zipRight(traceRequest(fiber, start.trace), lean.answer(services, route, request, authorization, start.trace, (response) => finishAnswer(start, response), handOver))
+      const answer = Effect.zipRight(
+        traceRequest(start.trace),
+        lean.answer(services, route, request, authorization, start.trace, (response) => finishAnswer(start, response), handOver)
       )
       const fiber = runFork(answer)
       fiber.addObserver((exit) => {

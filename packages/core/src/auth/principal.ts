@@ -53,20 +53,20 @@ export const can = (principal: Principal, resource: string, action: Action, admi
   return byRole && (principal.scopes === undefined || allows(principal.scopes, resource, action))
 }
 
+/** The 403 of a principal that may not do `action` on `resource`, saying what it lacks. */
+export const forbidden = (principal: Principal, resource: string, action: Action, adminOnly = false) =>
+  new Forbidden({
+    message: adminOnly && principal.role !== "admin"
+      ? `This operation on ${resource} requires the admin role`
+      : principal.scopes && !allows(principal.scopes, resource, action)
+      ? `This token was not granted the ${resource}:${action} scope`
+      : `This credential lacks the ${action} permission on ${resource}`,
+    code: "PERMISSION_DENIED"
+  })
+
 /** 403 when the principal may not do `action` on `resource`. */
 export const authorize = (principal: Principal, resource: string, action: Action, adminOnly = false) =>
-  can(principal, resource, action, adminOnly)
-    ? Effect.void
-    : Effect.fail(
-      new Forbidden({
-        message: adminOnly && principal.role !== "admin"
-          ? `This operation on ${resource} requires the admin role`
-          : principal.scopes && !allows(principal.scopes, resource, action)
-          ? `This token was not granted the ${resource}:${action} scope`
-          : `This credential lacks the ${action} permission on ${resource}`,
-        code: "PERMISSION_DENIED"
-      })
-    )
+  can(principal, resource, action, adminOnly) ? Effect.void : Effect.fail(forbidden(principal, resource, action, adminOnly))
 
 /** Grants from permission rows (`can_read`, `can_create`, `can_update`, `can_delete`). */
 export const grantsFromRows = (

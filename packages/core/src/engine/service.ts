@@ -1,5 +1,5 @@
 import { Cause, Chunk, Context, Effect, Fiber, Layer, Option } from "effect"
-import { authorize, type Principal } from "../auth/principal.js"
+import { authorize, can, forbidden, type Principal } from "../auth/principal.js"
 import { traced } from "../traced.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
 import type { TaxEngine } from "../tax/engine.js"
@@ -428,7 +428,20 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const found = (resource: AnyResource) =>
           Option.match({ onNone: () => Effect.fail(notFound(resource)), onSome: (row: Row) => Effect.succeed(row) })
 
-        const get = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
+        /**
+         * A read naming no parameter, the most frequent request: the same checks and statement as
+         * `getWith`, as one chain of three steps of the runtime instead of a generator's ten.
+         */
+        const getPlain = (resource: AnyResource, principal: Principal, id: string): Effect.Effect<Row, ReadError> => {
+          if (!can(principal, resource.name, "read", resource.adminOnly)) return Effect.fail(forbidden(principal, resource.name, "read", resource.adminOnly))
+          return Effect.flatMap(requireId(resource, id), (checked) => {
+            const scope = resource.visibility?.byId ? resource.visibility.filter(principal) : undefined
+            return Effect.flatMap(repo.findById(resource, principal.tenantId, checked, scope ? { scope } : {}), (row) =>
+              Option.isSome(row) ? Effect.succeed(present(resource, row.value)) : Effect.fail(notFound(resource)))
+          })
+        }
+
+        const getWith = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
           // Most reads name no parameter: their checks are skipped rather than run on nothing.
           const given = params.length > 0
           if (given) yield* untrustedParams(params)
@@ -441,7 +454,10 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           if (expansions.length === 0) return present(resource, row)
           const [expanded] = yield* applyExpansions(repo, principal, [row], expansions)
           return present(resource, expanded)
-        }, traced("ResourceEngine.get"))
+        })
+        const tracedGet = traced("ResourceEngine.get")
+        const get = (resource: AnyResource, principal: Principal, id: string, params: QueryParams): Effect.Effect<Row, ReadError> =>
+          tracedGet(params.length === 0 ? getPlain(resource, principal, id) : getWith(resource, principal, id, params))
 
         const lookup = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {
           yield* untrustedParams(params)

@@ -336,7 +336,11 @@ export const makeResourceRepository = Effect.gen(function* () {
     if (options.scope || !readsInOne(resource, find)) {
       return findOne(resource, tenantId, options.scope ? { kind: "group", logic: "and", conditions: [byIdFilter(id), options.scope] } : byIdFilter(id), options)
     }
-    return direct(byIdStatement(resource, find)(tenantId, id), true).pipe(Effect.orDie, Effect.map((rows) => Option.fromNullable(parsed(rows)[0])))
+    // A failed statement is a defect, as `Effect.orDie` makes it: one step of the runtime for both.
+    return Effect.matchEffect(direct(byIdStatement(resource, find)(tenantId, id), true), {
+      onFailure: Effect.die,
+      onSuccess: (rows) => Effect.succeed(Option.fromNullable(parsed(rows)[0]))
+    })
   }
 
   /** Every lookup in one query: the ids found, each tagged with its lookup's index. */
