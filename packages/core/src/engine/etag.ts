@@ -25,17 +25,23 @@ const tagOf = (text: string): string => `"${sha256(text, "base64url").slice(0, 3
  * (`revealed`) are left out: reads never show them, and the tag of the create's answer must
  * match a later read's.
  */
-export const recordEtag = (resource: Pick<AnyResource, "fields">, record: Row): string => {
-  const revealed = revealedOf(resource.fields)
-  if (!revealed.some((name) => name in record)) return tagOf(JSON.stringify(record))
-  const copy: Record<string, unknown> = { ...record }
-  for (const name of revealed) delete copy[name]
-  return tagOf(JSON.stringify(copy))
-}
+export const recordEtag = (resource: Pick<AnyResource, "fields">, record: Row): string =>
+  tagOf(JSON.stringify(withoutRevealed(resource, record) ?? record))
 
 /** `recordEtag` of a record whose answer text is at hand (`JSON.stringify(record)`): the text is hashed, not encoded again. */
-export const answerEtag = (resource: Pick<AnyResource, "fields">, record: Row, text: string): string =>
-  revealedOf(resource.fields).some((name) => name in record) ? recordEtag(resource, record) : tagOf(text)
+export const answerEtag = (resource: Pick<AnyResource, "fields">, record: Row, text: string): string => {
+  const shown = withoutRevealed(resource, record)
+  return tagOf(shown ? JSON.stringify(shown) : text)
+}
+
+/** The record without the fields shown once on create, when it carries any (a create's answer); else undefined. */
+const withoutRevealed = (resource: Pick<AnyResource, "fields">, record: Row): Row | undefined => {
+  const revealed = revealedOf(resource.fields)
+  if (!revealed.some((name) => name in record)) return undefined
+  const copy: Record<string, unknown> = { ...record }
+  for (const name of revealed) delete copy[name]
+  return copy
+}
 
 /** What a write requires of the record's current version: `If-Match`'s tags (`*`: any current version). */
 export interface Precondition {

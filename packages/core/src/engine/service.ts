@@ -442,13 +442,12 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           })
         }
 
+        /** A read naming parameters (`expand[]`, `with_deleted`), checked before anything is read. */
         const getWith = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
-          // Most reads name no parameter: their checks are skipped rather than run on nothing.
-          const given = params.length > 0
-          if (given) yield* untrustedParams(params)
+          yield* untrustedParams(params)
           yield* authorize(principal, resource.name, "read", resource.adminOnly)
-          const expansions = given ? yield* parseExpand(resource, params) : []
-          const withDeleted = given ? yield* withDeletedParam(withoutExpand(params)) : false
+          const expansions = yield* parseExpand(resource, params)
+          const withDeleted = yield* withDeletedParam(withoutExpand(params))
           const checked = yield* requireId(resource, id)
           const scope = resource.visibility?.byId ? resource.visibility.filter(principal) : undefined
           const row = yield* repo.findById(resource, principal.tenantId, checked, { withDeleted, ...(scope ? { scope } : {}) }).pipe(Effect.flatMap(found(resource)))
