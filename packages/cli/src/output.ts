@@ -9,6 +9,8 @@ import { once } from "node:events"
  */
 export interface LineSink {
   readonly write: (line: string) => Promise<void>
+  /** Several lines, waiting for the stream once (an export's range comes as a few chunks of lines). */
+  readonly writeAll: (lines: ReadonlyArray<string>) => Promise<void>
   /** Flushes and, for a file, renames it into place. */
   readonly commit: () => Promise<void>
   /** Removes the temporary file after a failure. */
@@ -17,12 +19,17 @@ export interface LineSink {
 }
 
 /**
- * The line and its break as two writes: a line may be a whole page of an export (hundreds of
- * KB), which `${line}\n` would copy once more before the stream encodes it.
+ * Each line and its break as two writes: a line may be a chunk of an export's page (64 KB),
+ * which `${line}\n` would copy once more before the stream encodes it. The stream is awaited
+ * once, after all of them.
  */
-const drainable = (stream: NodeJS.WritableStream) => async (line: string) => {
-  const written = stream.write(line)
-  if (!stream.write("\n") || !written) await once(stream, "drain")
+const drainable = (stream: NodeJS.WritableStream) => async (lines: ReadonlyArray<string>) => {
+  let full = false
+  for (const line of lines) {
+    if (!stream.write(line)) full = true
+    if (!stream.write("\n")) full = true
+  }
+  if (full) await once(stream, "drain")
 }
 
 export const stdoutSink = (): LineSink => {
@@ -31,8 +38,10 @@ export const stdoutSink = (): LineSink => {
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0)
   })
+  const writeAll = drainable(process.stdout)
   return {
-    write: drainable(process.stdout),
+    write: (line) => writeAll([line]),
+    writeAll,
     commit: async () => undefined,
     abort: () => undefined,
     target: "stdout"
@@ -46,11 +55,13 @@ export const fileSink = (file: string): LineSink => {
   let failure: Error | undefined
   stream.on("error", (error) => (failure = error))
   const write = drainable(stream)
+  const writeAll = async (lines: ReadonlyArray<string>) => {
+    if (failure) throw failure
+    await write(lines)
+  }
   return {
-    write: async (line) => {
-      if (failure) throw failure
-      await write(line)
-    },
+    write: (line) => writeAll([line]),
+    writeAll,
     commit: async () => {
       stream.end()
       await once(stream, "close")

@@ -32,10 +32,11 @@ const names = () => resources.map((resource) => resource.name).join(", ")
 /**
  * Records a page of the walk: fewer round trips than the API's 100, still a flat memory profile.
  * A record with children (an order and its items) is several times larger: half the page keeps
- * the three pages in flight (one written, two being built) as small. NDJSON pages are at most
- * this: the engine sizes them to their text once the first has come.
+ * the three pages in flight (one written, two being built) as small. CSV pages are decoded
+ * records, so they stay at 1,000; NDJSON pages are text the engine sizes to about 2 MB once the
+ * first has come, and this only bounds them.
  */
-const pageSize = (resource: AnyResource) => (resource.children.length > 0 ? 500 : 1000)
+const pageSize = (resource: AnyResource, format: Format) => (resource.children.length > 0 ? 500 : 1000) * (format === "ndjson" ? 4 : 1)
 
 /** `FILE.csv` → `FILE.items.csv`: the file of a child collection next to its parent's. */
 const childFile = (file: string, collection: string) => {
@@ -74,10 +75,10 @@ const exportResource = (target: Target, format: Format, tenantId: string, params
     // One write per page and file: the stream's backpressure is awaited once a page, not once a row.
     if (format === "ndjson") {
       // Each line is the record as the store built it for clients, a page's lines joined by the store: never parsed or re-encoded here.
-      return yield* engine.walkAnswers(resource, principal, params, pageSize(resource), (lines, count) =>
-        Effect.map(write(target.main, lines), () => progress.add(count)), expect)
+      return yield* engine.walkAnswers(resource, principal, params, pageSize(resource, format), (chunks, count) =>
+        Effect.map(Effect.promise(() => target.main.writeAll(chunks)), () => progress.add(count)), expect)
     }
-    return yield* engine.walk(resource, principal, params, pageSize(resource), (records) =>
+    return yield* engine.walk(resource, principal, params, pageSize(resource, format), (records) =>
       Effect.gen(function* () {
         const main: Array<string> = []
         const children = target.children.map(() => [] as Array<string>)

@@ -44,11 +44,19 @@ export interface KeyedAnswer {
   readonly key: readonly [sortValue: unknown, id: string]
 }
 
-/** Records of a page as NDJSON lines, joined by the store (an export writes them as they come). */
+/**
+ * Records of a page as NDJSON lines, joined by the store (an export writes them as they come):
+ * `chunks` in order, each a run of whole lines joined by line breaks, the page being the chunks
+ * joined by line breaks. A chunk is about 64 KB: a string past 128 KB is a large object in V8,
+ * which the host decodes and collects twenty times slower than a young one (bench/README.md).
+ */
 export interface PageLines {
-  readonly lines: string
+  readonly chunks: ReadonlyArray<string>
   readonly count: number
 }
+
+/** About how much text a chunk of `PageLines` holds (a chunk ends after the line that passes it). */
+export const CHUNK_TEXT = 64 * 1024
 
 export interface PageRequest {
   readonly direction: CursorPosition["direction"]

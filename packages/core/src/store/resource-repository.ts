@@ -7,7 +7,7 @@ import type { ColumnType, Fields } from "../engine/field.js"
 import { fieldSql, type FilterField, sqlTypeOf } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
-import { type InsertOptions, type UpdateOptions, type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
+import { CHUNK_TEXT, type InsertOptions, type UpdateOptions, type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
 import { makeDirect } from "./direct-statements.js"
 import { statementShape } from "./statement-shapes.js"
@@ -235,12 +235,14 @@ export const makeResourceRepository = Effect.gen(function* () {
       rows.map((row): KeyedAnswer => ({ answer: row.answer, key: keyOf(row) })))
 
   /**
-   * A page's answers as NDJSON lines (joined by line breaks, none after the last), aggregated by
-   * the store: an export receives one text per range, not one string per record to allocate,
-   * join and collect. Each line is `row_to_json` of the page's own select list (`answerColumns`),
-   * the text `recordJson` builds with a subquery per record, a third cheaper. The aggregate takes
-   * the page's rows in the order the page sorted them: an ordered derived table is never merged
-   * into the query around it, and a plain aggregate reads its rows as they come.
+   * A page's answers as NDJSON lines in chunks (`PageLines`), aggregated by the store: an export
+   * receives a few texts per range, not one string per record to allocate, join and collect. Each
+   * line is `row_to_json` of the page's own select list (`answerColumns`), the text `recordJson`
+   * builds with a subquery per record, a third cheaper. A chunk is the lines whose running total of
+   * bytes falls in one `CHUNK_TEXT` (a window over the page's rows in their order; an ordered
+   * derived table is never merged into the query around it, and a window without an order reads its
+   * rows as they come); a range as one text (256 KB) was a large object in the host, each decoded
+   * and collected twenty times slower than chunks are.
    *
    * A range up to `until` is read with a limit all the same: an index stops at a row comparison's
    * upper bound only where its first value changes, so without one a range of records sharing a
@@ -253,15 +255,23 @@ export const makeResourceRepository = Effect.gen(function* () {
     const { where, order } = pageBounds(resource, tenantId, query, request)
     const columns = answerColumns(resource)
     const until = request.until && columns.includes(`r.id AS "id"`) ? request.until : undefined
+    type Chunk = { n: number; lines: string; ends: boolean | null }
     const read = (limit: Fragment, endId: string | undefined) =>
-      direct(sql<{ n: number; lines: string | null; ends: boolean | null }>`SELECT count(*)::int AS n, string_agg(row_to_json(a)::text, E'\\n') AS lines,
-        ${endId === undefined ? sql`NULL` : sql`bool_or(a."id" = ${endId}::${idType(resource)})`} AS ends
-        FROM (SELECT ${sql.literal(columns)} FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}) a`).pipe(Effect.orDie, Effect.map((rows) => rows[0]))
-    const answer = (row: { n: number; lines: string | null }): PageLines => ({ count: Number(row.n), lines: row.lines ?? "" })
+      direct(sql<Chunk>`SELECT count(*)::int AS n, string_agg(c.line, E'\\n' ORDER BY c.rn) AS lines, bool_or(c.hit) AS ends
+        FROM (SELECT b.line, b.hit, row_number() OVER w AS rn, sum(octet_length(b.line)) OVER w AS upto
+          FROM (SELECT row_to_json(a)::text AS line, ${endId === undefined ? sql`NULL::boolean` : sql`a."id" = ${endId}::${idType(resource)}`} AS hit
+            FROM (SELECT ${sql.literal(columns)} FROM ${table(resource.table)} r WHERE ${where} ORDER BY ${order} ${limit}) a) b
+          WINDOW w AS (ROWS UNBOUNDED PRECEDING)) c
+        GROUP BY (c.upto - octet_length(c.line)) / ${sql.literal(String(CHUNK_TEXT))} ORDER BY min(c.rn)`).pipe(Effect.orDie)
+    const answer = (chunks: ReadonlyArray<Chunk>): PageLines => ({ count: chunks.reduce((sum, chunk) => sum + Number(chunk.n), 0), chunks: chunks.map((chunk) => chunk.lines) })
+    const reachesEnd = (chunks: ReadonlyArray<Chunk>) => chunks.some((chunk) => chunk.ends === true)
     if (!request.until) return Effect.map(read(sql`LIMIT ${request.take}`, undefined), answer)
     if (!until) return Effect.map(read(sql``, undefined), answer)
     const whole = (limit: number): Effect.Effect<PageLines> =>
-      Effect.flatMap(read(sql`LIMIT ${limit}`, until[1]), (row) => (Number(row.n) < limit || row.ends ? Effect.succeed(answer(row)) : whole(limit * 4)))
+      Effect.flatMap(read(sql`LIMIT ${limit}`, until[1]), (chunks) => {
+        const range = answer(chunks)
+        return range.count < limit || reachesEnd(chunks) ? Effect.succeed(range) : whole(limit * 4)
+      })
     return whole(request.take)
   }
 
