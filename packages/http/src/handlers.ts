@@ -20,11 +20,26 @@ const mapDomain = Effect.mapError((error: DomainError) => toApiError(error))
 
 const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status })
 
-/** A page whose records are JSON text already (built by the store): spliced in, never parsed and encoded again. */
-const pageResponse = (page: Page<string>) =>
-  HttpServerResponse.text(`{"data":[${page.data.join(",")}],"pagination":${JSON.stringify(page.pagination)},"meta":${JSON.stringify(page.meta)}}`, {
-    contentType: "application/json"
+/**
+ * A page whose records are JSON text already (built by the store): each written into one buffer,
+ * never parsed and encoded again, and never joined into one string first. A page of 100 sales
+ * orders is ~350 KB, past the 128 KB V8 allocates young: as one string it was a large object,
+ * allocated, encoded and collected many times slower than the records' own strings (a third of a
+ * list page's CPU in the host).
+ */
+const pageResponse = (page: Page<string>) => {
+  const parts = ['{"data":[', `],"pagination":${JSON.stringify(page.pagination)},"meta":${JSON.stringify(page.meta)}}`]
+  let length = Buffer.byteLength(parts[0]) + Buffer.byteLength(parts[1]) + Math.max(0, page.data.length - 1)
+  for (const record of page.data) length += Buffer.byteLength(record)
+  const body = Buffer.allocUnsafe(length)
+  let at = body.write(parts[0], 0)
+  page.data.forEach((record, index) => {
+    if (index > 0) at = body.writeUInt8(0x2c, at)
+    at += body.write(record, at)
   })
+  body.write(parts[1], at)
+  return HttpServerResponse.uint8Array(body, { contentType: "application/json" })
+}
 
 /**
  * One endpoint's handler: the request, its path parameters and the authenticated caller in, the

@@ -537,6 +537,16 @@ describe.each(storeKinds)("list filters on %s", (kind) => {
       expect(await customerKeys("search=cafe")).toEqual(["jose"])
     })
 
+    it("answers a page whose records and search echo hold multi-byte characters with their UTF-8 bytes and length", async () => {
+      const response = await fetch(`${host.url}/customers?limit=100&search=${encodeURIComponent("São Jorge ✓")}`, { headers: { authorization: `Bearer ${tenant.token}` } })
+      const bytes = Buffer.from(await response.arrayBuffer())
+      expect(response.status).toBe(200)
+      expect(Number(response.headers.get("content-length"))).toBe(bytes.length)
+      const page = JSON.parse(bytes.toString("utf8"))
+      expect(page.meta.search).toBe("São Jorge ✓")
+      expect(page.data.map((row: { legal_name: string }) => row.legal_name)).toEqual(["Padaria São Jorge"])
+    })
+
     it("finds a term only in metadata with include_payload_search=true, and not without", async () => {
       expect(await productKeys("search=aurora")).toEqual([])
       expect(await productKeys("search=aurora&include_payload_search=false")).toEqual([])
