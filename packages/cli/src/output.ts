@@ -19,8 +19,8 @@ export interface LineSink {
 }
 
 /**
- * Each line and its break as two writes: a line may be a chunk of an export's page (64 KB),
- * which `${line}\n` would copy once more before the stream encodes it. The stream is awaited
+ * Each line and its break as two writes: a line may be a chunk of an export's page (64 KB), which
+ * adding the break to it would copy once more before the stream encodes it. The stream is awaited
  * once, after all of them.
  */
 const drainable = (stream: NodeJS.WritableStream) => async (lines: ReadonlyArray<string>) => {
