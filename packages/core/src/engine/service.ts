@@ -400,8 +400,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         /**
          * Building answers is the costliest part of an export, and the store's: where the sort bounds
          * ranges (not a nullable field), the next ranges are found by their keys alone and built on
-         * other connections while this one is written, in order. Each range comes as one text the
-         * store joined, so the host handles one string per range, not one per record.
+         * other connections while this one is written, in order. Each range comes as a few chunks of
+         * lines the store joined (`PageLines`), so the host handles a few strings per range, not one
+         * per record.
          */
         const walkAnswers = <E>(resource: AnyResource, principal: Principal, params: QueryParams, most: number, onPage: (chunks: ReadonlyArray<string>, count: number) => Effect.Effect<void, E>, onTotal?: (total: number) => void) =>
           Effect.gen(function* () {
@@ -445,6 +446,10 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const found = (resource: AnyResource) =>
           Option.match({ onNone: () => Effect.fail(notFound(resource)), onSome: (row: Row) => Effect.succeed(row) })
 
+        /** The caller's visibility of a resource that limits reads by id too (else none). */
+        const byIdScope = (resource: AnyResource, principal: Principal) =>
+          resource.visibility?.byId ? resource.visibility.filter(principal) : undefined
+
         /**
          * A read naming no parameter, the most frequent request: the same checks and statement as
          * `getWith`, its permission checked before any effect runs and the rest one chain rather
@@ -453,7 +458,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const getPlain = (resource: AnyResource, principal: Principal, id: string): Effect.Effect<Row, ReadError> => {
           if (!can(principal, resource.name, "read", resource.adminOnly)) return Effect.fail(forbidden(principal, resource.name, "read", resource.adminOnly))
           return Effect.flatMap(requireId(resource, id), (checked) => {
-            const scope = resource.visibility?.byId ? resource.visibility.filter(principal) : undefined
+            const scope = byIdScope(resource, principal)
             return Effect.flatMap(repo.findById(resource, principal.tenantId, checked, scope ? { scope } : {}), (row) =>
               Option.isSome(row) ? Effect.succeed(present(resource, row.value)) : Effect.fail(notFound(resource)))
           })
@@ -466,7 +471,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const expansions = yield* parseExpand(resource, params)
           const withDeleted = yield* withDeletedParam(withoutExpand(params))
           const checked = yield* requireId(resource, id)
-          const scope = resource.visibility?.byId ? resource.visibility.filter(principal) : undefined
+          const scope = byIdScope(resource, principal)
           const row = yield* repo.findById(resource, principal.tenantId, checked, { withDeleted, ...(scope ? { scope } : {}) }).pipe(Effect.flatMap(found(resource)))
           if (expansions.length === 0) return present(resource, row)
           const [expanded] = yield* applyExpansions(repo, principal, [row], expansions)
