@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { isAscii } from "node:buffer"
 import { spawn } from "node:child_process"
 import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import Module from "node:module"
@@ -58,7 +59,10 @@ const bundleIsCurrent = () => {
 const loadBundle = (cacheName) => {
   const cacheFile = path.join(path.dirname(bundleFile), cacheName)
   const cachedData = statSync(cacheFile, { throwIfNoEntry: false }) ? readFileSync(cacheFile) : undefined
-  const script = new vm.Script(Module.wrap(readFileSync(bundleFile, "utf8")), { filename: bundleFile, cachedData })
+  // The build leaves the bundle ASCII alone (scripts/bundle.mjs): read so, it is decoded in a tenth of the time.
+  const bytes = readFileSync(bundleFile)
+  const source = bytes.toString(isAscii(bytes) ? "latin1" : "utf8")
+  const script = new vm.Script(Module.wrap(source), { filename: bundleFile, cachedData })
   if (cachedData === undefined || script.cachedDataRejected) {
     process.once("exit", () => {
       try {

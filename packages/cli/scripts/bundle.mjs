@@ -5,6 +5,7 @@
 // (bin/erp.js): about half the start-up of every command. bin/erp.js runs the bundle while it is
 // newer than every package's last `tsc -b`, else dist/main.js. Run by `npm run build`.
 import { build } from "esbuild"
+import { asciiOnly } from "./ascii-only.mjs"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -51,5 +52,11 @@ await build({
   legalComments: "none",
   logLevel: "warning"
 })
+const bundled = path.join(partial, "main.cjs")
+const text = await fs.promises.readFile(bundled, "utf8")
+const ascii = await asciiOnly(text)
+if (ascii !== text) await fs.promises.writeFile(bundled, ascii)
+else if (!/^[\x00-\x7f]*$/.test(text)) console.warn("bundle: characters past ASCII outside comments; bin/erp.js reads it as UTF-8, slower")
+
 fs.rmSync(outdir, { recursive: true, force: true })
 fs.renameSync(partial, outdir)

@@ -70,4 +70,19 @@ describe("the erp launcher", () => {
     fs.writeFileSync(file("cli/dist/main.js"), "throw new Error('loaded')\n")
     expect(run("--version")).toBe("9.9.9")
   })
+
+  it("runs a bundle whose text is past ASCII as UTF-8, and an ASCII one as it is", () => {
+    builtAt(1_000)
+    const bundle = file("cli/dist/bundle/main.cjs")
+    const original = fs.readFileSync(bundle)
+    try {
+      fs.writeFileSync(bundle, "exports.main = () => console.log('Pará — ' + 'Par\\u00e1')\n")
+      touch("cli/dist/bundle/main.cjs", 2_000)
+      expect(run("tenants", "list")).toBe("Pará — Pará")
+    } finally {
+      fs.writeFileSync(bundle, original)
+      touch("cli/dist/bundle/main.cjs", 2_000)
+    }
+    expect(run("tenants", "list")).toBe("bundle tenants list")
+  })
 })

@@ -17,7 +17,7 @@ describe("the embedded store template", () => {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "erp-template-test-"))
   const template = path.join(scratch, "template")
 
-  const query = async <A>(dataDir: string, text: string, options: { template?: string | false } = {}) => {
+  const query = async <A>(dataDir: string, text: string, options: { template?: string | false; sharedBuffers?: string } = {}) => {
     const runtime = ManagedRuntime.make(layerMigrated.pipe(Layer.provideMerge(layerPglite({ dataDir, serveSocket: false, ...options }))))
     try {
       return await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A & object>(text)))
@@ -70,5 +70,23 @@ describe("the embedded store template", () => {
     expect(await copyStoreTemplate(interrupted, template)).toBe(true)
     expect(fs.existsSync(path.join(interrupted, "PG_VERSION"))).toBe(true)
     expect(fs.readdirSync(path.dirname(interrupted))).toEqual(["pgdata"])
+  })
+
+  it("runs PostgreSQL with a 32MB buffer pool unless told another size, and refuses a size it would not take", async () => {
+    const dir = path.join(scratch, "buffers")
+    const sharedBuffers = (options: { sharedBuffers?: string } = {}) =>
+      query<{ shared_buffers: string }>(dir, "SHOW shared_buffers", options).then((rows) => rows[0].shared_buffers)
+    expect(await sharedBuffers()).toBe("32MB")
+    expect(await sharedBuffers({ sharedBuffers: "48MB" })).toBe("48MB")
+    const previous = process.env.ERP_EMBEDDED_SHARED_BUFFERS
+    try {
+      process.env.ERP_EMBEDDED_SHARED_BUFFERS = "16MB"
+      expect(await sharedBuffers()).toBe("16MB")
+      process.env.ERP_EMBEDDED_SHARED_BUFFERS = "lots"
+      await expect(sharedBuffers()).rejects.toThrow(/ERP_EMBEDDED_SHARED_BUFFERS must be a size such as 32MB.*"lots"/)
+    } finally {
+      if (previous === undefined) delete process.env.ERP_EMBEDDED_SHARED_BUFFERS
+      else process.env.ERP_EMBEDDED_SHARED_BUFFERS = previous
+    }
   })
 })

@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander"
-import { startProgress } from "../progress.js"
+import { formatCount, startProgress } from "../progress.js"
 import { CliFailure, printJson, runWithCore, type StoreFlags } from "../runtime.js"
 import type { Country } from "../seed/demo.js"
 import { BULK_THRESHOLD, CHAIN_ORDERS_IN_BULK, type DemoCounts, expectedRecords, SCALES } from "../seed/scales.js"
@@ -42,7 +42,7 @@ Scales (per tenant): ${Object.entries(SCALES).map(([name, counts]) => `${name}: 
 Each order is a quote converted to a sales order, confirmed, invoiced (taxes from the tax engine),
 issued, with its receivable; most receivables and payables are paid by bank transactions allocated
 to them. Dates fall in the first half of 2026. Issue keys for a demo tenant with erp keys create.
-Past ${BULK_THRESHOLD.toLocaleString("en-US")} orders per tenant, ${CHAIN_ORDERS_IN_BULK} go through that chain and the rest are written in
+Past ${formatCount(BULK_THRESHOLD)} orders per tenant, ${CHAIN_ORDERS_IN_BULK} go through that chain and the rest are written in
 batched SQL as confirmed or draft sales orders with their items, the rows a create writes (totals,
 numbers, one sales-orders.create event each): a million orders take minutes, not days.
 
