@@ -12,16 +12,10 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
+import { cpuMs } from "./proc.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 
-const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
-/** User + system CPU in ms of a process (`self`), or of its waited-for children (`children`), from /proc. */
-const cpuMs = (pid, whose = "self") => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-  const [user, system] = whose === "self" ? [fields[11], fields[12]] : [fields[13], fields[14]]
-  return ((Number(user) + Number(system)) * 1000) / CLOCK_TICKS
-}
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b)

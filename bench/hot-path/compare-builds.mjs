@@ -4,8 +4,8 @@
 // Usage: node bench/hot-path/compare-builds.mjs <before-dir> <after-dir> <token> <path> [<path>…]
 // with DATABASE_URL (and ERP_SECRET_KEY) set; prints req/s, p50 and CPU ms per request of each.
 import autocannon from "autocannon"
-import { spawn, spawnSync } from "node:child_process"
-import * as fs from "node:fs"
+import { spawn } from "node:child_process"
+import { cpuMs } from "../proc.mjs"
 
 const [beforeDir, afterDir, token, ...paths] = process.argv.slice(2)
 if (!token || paths.length === 0) {
@@ -14,11 +14,6 @@ if (!token || paths.length === 0) {
 }
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
 const seconds = Number(process.env.BENCH_SECONDS ?? 4)
-const ticks = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
-const cpuMs = (pid) => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticks
-}
 const start = (dir) => new Promise((resolve, reject) => {
   const child = spawn(process.execPath, [`${dir}/packages/cli/bin/erp.js`, "serve", "--port", "0", "--json", "--no-webhooks"], { stdio: ["ignore", "pipe", "inherit"] })
   child.stdout.once("data", (line) => resolve({ child, url: JSON.parse(String(line)).url }))

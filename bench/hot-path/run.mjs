@@ -3,12 +3,13 @@
 // with autocannon; then the embedded store's start and the CLI's latency. Prints one table and
 // writes bench/results/<time>.json with the machine's description. See bench/README.md.
 import autocannon from "autocannon"
-import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { cpuMs, peakRssKb } from "../proc.mjs"
 import { measureOutside } from "../startup.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -62,12 +63,6 @@ const stop = (server) => new Promise((resolve) => {
   children.delete(server.child)
 })
 
-const CLOCK_TICKS = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
-/** User + system CPU of a process so far, in ms (Linux /proc). */
-const cpuMs = (pid) => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
-}
 
 const drive = async (server, request, token, seconds) => {
   const before = cpuMs(server.child.pid)
@@ -259,7 +254,7 @@ const exportRun = (resource, tenant) => new Promise((resolve, reject) => {
   let peakKb = 0
   const watch = setInterval(() => {
     try {
-      peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1] ?? 0))
+      peakKb = Math.max(peakKb, peakRssKb(child.pid))
     } catch {}
   }, 50)
   let stdout = ""

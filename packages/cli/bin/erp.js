@@ -78,14 +78,19 @@ const loadBundle = (cacheName) => {
 }
 
 const args = process.argv.slice(2)
-const limitChosen = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((flag) => flag.startsWith("--max-old-space-size"))
+const chosen = (name) => [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((flag) => flag.startsWith(name))
+const LAUNCHED = "ERP_LAUNCHED_BY"
 
-if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-  // What commander would print, without loading every command and the core it needs.
-  const { VERSION } = await import("../dist/version.js")
-  process.stdout.write(`${VERSION}\n`)
-} else if (STREAMING.has(commandOf(args)) && !limitChosen) {
-  const child = spawn(process.execPath, [...process.execArgv, ...HEAP_FLAGS, fileURLToPath(import.meta.url), ...args], { stdio: "inherit" })
+/**
+ * Runs this command in a Node of its own with `flags` (V8 takes them only at start) and stands in
+ * for it: signals are passed on, its exit is this process's exit. Should this process be killed
+ * outright, the command sees its channel close and stops as on SIGTERM, rather than run on alone.
+ */
+const runWithFlags = (flags) => {
+  const child = spawn(process.execPath, [...process.execArgv, ...flags, fileURLToPath(import.meta.url), ...args], {
+    stdio: ["inherit", "inherit", "inherit", "ipc"],
+    env: { ...process.env, [LAUNCHED]: String(process.pid) }
+  })
   const forward = (signal) => child.kill(signal)
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, forward)
   child.on("exit", (code, signal) => {
@@ -93,6 +98,20 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     if (signal) process.kill(process.pid, signal)
     else process.exit(code ?? 1)
   })
+}
+
+if (process.env[LAUNCHED] !== undefined && process.channel) {
+  delete process.env[LAUNCHED]
+  process.channel.unref()
+  process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
+}
+
+if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+  // What commander would print, without loading every command and the core it needs.
+  const { VERSION } = await import("../dist/version.js")
+  process.stdout.write(`${VERSION}\n`)
+} else if (STREAMING.has(commandOf(args)) && !chosen("--max-old-space-size")) {
+  runWithFlags(HEAP_FLAGS)
 } else {
   // The embedded store is PostgreSQL compiled to WebAssembly. V8 compiles it quickly first, then
   // again, optimised, on other threads: worth it for a host or a data job, not for a command of a

@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -84,5 +84,39 @@ describe("the erp launcher", () => {
       touch("cli/dist/bundle/main.cjs", 2_000)
     }
     expect(run("tenants", "list")).toBe("bundle tenants list")
+  })
+
+  it("runs export in a Node of its own with the heap limits, which stops when the launcher is killed outright", async () => {
+    builtAt(1_000)
+    const bundle = file("cli/dist/bundle/main.cjs")
+    const original = fs.readFileSync(bundle)
+    const report = file("export-report.txt")
+    try {
+      // A long export: notes its flags, then runs until SIGTERM, which it notes too.
+      fs.writeFileSync(bundle, `exports.main = () => {
+        const fs = require("node:fs")
+        fs.writeFileSync(${JSON.stringify(report)}, "running " + process.pid + " " + process.execArgv.join(" ") + "\\n")
+        process.on("SIGTERM", () => { fs.appendFileSync(${JSON.stringify(report)}, "stopped\\n"); process.exit(0) })
+        setInterval(() => {}, 1000)
+      }\n`)
+      touch("cli/dist/bundle/main.cjs", 2_000)
+      const launcher = spawn(process.execPath, [file("cli/bin/erp.js"), "export", "products"], { stdio: "ignore", env: { ...process.env, DATABASE_URL: "" } })
+      const running = async (pattern: RegExp) => {
+        for (let tries = 0; tries < 200; tries++) {
+          const text = fs.existsSync(report) ? fs.readFileSync(report, "utf8") : ""
+          if (pattern.test(text)) return text
+          await new Promise((resolve) => setTimeout(resolve, 25))
+        }
+        throw new Error(`no ${pattern} in ${report}`)
+      }
+      const started = await running(/^running (\d+) .*--max-old-space-size=128/)
+      const exporter = Number(/^running (\d+)/.exec(started)![1])
+      expect(exporter).not.toBe(launcher.pid)
+      launcher.kill("SIGKILL")
+      await running(/stopped/)
+    } finally {
+      fs.writeFileSync(bundle, original)
+      touch("cli/dist/bundle/main.cjs", 2_000)
+    }
   })
 })
