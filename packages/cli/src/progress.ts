@@ -20,8 +20,6 @@ export interface Progress {
  */
 export const formatCount = (value: number): string => String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
 
-const number = formatCount
-
 /** How often a plain line is printed when stderr is not a terminal (ERP_PROGRESS_INTERVAL_MS overrides, for tests). */
 const plainInterval = () => {
   const configured = Number(process.env.ERP_PROGRESS_INTERVAL_MS)
@@ -55,7 +53,7 @@ export const startProgress = (
     const seconds = Math.max((Date.now() - started) / 1000, 0.001)
     const rate = total / seconds
     const part = expected > 0 ? ` ${share(total, expected, rate, tty)}` : ""
-    return `${current}:${part} ${number(total)} ${unit}, ${number(rate)} ${unit}/s, ${seconds.toFixed(1)} s`
+    return `${current}:${part} ${formatCount(total)} ${unit}, ${formatCount(rate)} ${unit}/s, ${seconds.toFixed(1)} s`
   }
   const draw = () => {
     if (options.quiet) return
