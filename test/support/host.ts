@@ -26,6 +26,8 @@ export interface TestHostOptions {
   readonly panel?: boolean
   /** Sees every span the host opens (statements are `sql.execute` spans): tests count round trips with it. */
   readonly tracer?: Tracer.Tracer
+  /** How long `close` waits for requests in flight before it ends the connections left. */
+  readonly shutdownGraceMs?: number
 }
 
 type CoreServices = Layer.Layer.Success<ReturnType<typeof layerCore>>
@@ -35,7 +37,7 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
   const core = layerCore(store, { ...(options.oauth ? { oauth: options.oauth } : {}), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}), ...(options.mcp ? { mcp: options.mcp } : {}), ...(options.tenantGate ? { tenantGate: options.tenantGate } : {}) }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
   )
-  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}), ...(options.panel === false ? { panel: false } : {}) }).pipe(
+  const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}), ...(options.panel === false ? { panel: false } : {}), ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}) }).pipe(
     Layer.provideMerge(core),
     Layer.provide(options.tracer ? Layer.setTracer(options.tracer) : Layer.empty)
   ))

@@ -60,12 +60,14 @@ export interface ListenOptions extends PanelOption {
   readonly host?: string
   /** The resources to serve; the built-in registry by default. */
   readonly resources?: ReadonlyArray<AnyResource>
+  /** How long a stop waits for the requests in flight before it ends every connection left (default 5,000 ms). */
+  readonly shutdownGraceMs?: number
 }
 
 /** The Node HTTP server serving the API (and exposing `HttpServer` for its address); needs the core services. */
 export const layerNodeServer = (options: ListenOptions = {}) => {
   const registry = options.resources ?? allResources
-  const node = makeDirectServer(registry)
+  const node = makeDirectServer(registry, options.shutdownGraceMs)
   return HttpApiBuilder.serve(hostMiddleware(registry)).pipe(
     Layer.provide(layerSpansOnlyForInstalledTracer),
     Layer.provide(options.resources || options.panel === false ? makeHttpApiLayer(options.resources, options) : layerHttpApi),

@@ -120,14 +120,27 @@ const directAnswers = (registry: ReadonlyArray<AnyResource>) =>
     }
   })
 
+/** How long a stopping host waits for the requests in flight before it ends the connections left. */
+const SHUTDOWN_GRACE_MS = 5_000
+
 /**
  * The Node server for `NodeHttpServer.layer`, and the layer that lets the lean routes answer its
  * requests directly once the core services are there (none while a tracer is installed).
  */
-export const makeDirectServer = (registry: ReadonlyArray<AnyResource>) => {
+export const makeDirectServer = (registry: ReadonlyArray<AnyResource>, shutdownGraceMs = SHUTDOWN_GRACE_MS) => {
   let direct: ((source: IncomingMessage, target: ServerResponse, platform: () => void) => boolean) | undefined
   const create = (): Server => {
     const server = createServer()
+    // Node's `close` waits for every connection to end, and a client that never finishes sending its
+    // request kept a stopping host alive for as long as it liked: after the grace, the rest are ended.
+    const close = server.close.bind(server)
+    server.close = ((callback?: (error?: Error) => void) => {
+      const cut = setTimeout(() => server.closeAllConnections(), shutdownGraceMs).unref()
+      return close((error) => {
+        clearTimeout(cut)
+        callback?.(error)
+      })
+    }) as Server["close"]
     const emit = server.emit.bind(server) as (event: string | symbol, ...args: Array<unknown>) => boolean
     // Every request is an emit of `request`: answered here first, else emitted to the platform's listener.
     server.emit = ((event: string | symbol, ...args: Array<unknown>): boolean => {
