@@ -38,12 +38,14 @@ const DEFAULT_SHARED_BUFFERS = "32MB"
 const sharedBuffersOf = (options: PgliteOptions): string => {
   const text = (options.sharedBuffers ?? process.env.ERP_EMBEDDED_SHARED_BUFFERS ?? "").trim()
   if (text === "") return DEFAULT_SHARED_BUFFERS
-  if (!/^[1-9]\d*(kB|MB|GB)$/.test(text)) throw new Error(`ERP_EMBEDDED_SHARED_BUFFERS must be a size such as 32MB (kB, MB or GB), got "${text}"`)
+  if (!/^[1-9]\d*(kB|MB|GB)$/.test(text)) throw new Error(`The embedded store's buffer pool (sharedBuffers, or ERP_EMBEDDED_SHARED_BUFFERS) must be a size such as 32MB (kB, MB or GB), got "${text}"`)
   return text
 }
 
-export const openPglite = (options: PgliteOptions) =>
-  Effect.acquireRelease(
+export const openPglite = (options: PgliteOptions) => {
+  // Checked before anything opens: a size PostgreSQL would not take is the caller's mistake, told in one line.
+  const sharedBuffers = sharedBuffersOf(options)
+  return Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         if (options.dataDir && !options.loadDataDir && options.template !== false) {
@@ -54,13 +56,14 @@ export const openPglite = (options: PgliteOptions) =>
           ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
           extensions: { unaccent },
           parsers: textParsers,
-          startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffersOf(options)}`]
+          startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`]
         })
       },
       catch: (cause) => new SqlError({ cause, message: `Could not open the embedded store: ${String(cause)}` })
     }),
     (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
   )
+}
 
 type Rows = ReadonlyArray<Record<string, unknown>>
 
