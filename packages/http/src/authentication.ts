@@ -1,10 +1,10 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Authenticator, credentialLimit, CredentialRateLimiter, CurrentPrincipal, OAuthConfig, type Principal } from "@erp/core"
+import { Authenticator, type CredentialLimit, credentialLimit, CredentialRateLimiter, CurrentPrincipal, OAuthConfig, type Principal, type RateLimitDecision } from "@erp/core"
 import { Context, Effect, Layer, Redacted, Schema } from "effect"
 import { BadRequest, errorBody, toApiError, TooManyRequests, Unauthorized } from "./errors.js"
 import { publicUrl } from "./public-url.js"
 import { rateLimitHeaders } from "./rate-limit.js"
-import { CurrentTrace } from "./server-errors.js"
+import { CurrentTrace, type RequestTrace } from "./server-errors.js"
 
 /** `Authorization` carries `Bearer <token>` or the bare token, so it is declared as a header credential. */
 const authorizationHeader = HttpApiSecurity.apiKey({ in: "header", key: "Authorization" }).pipe(
@@ -29,19 +29,47 @@ export const limitCredential = (principal: Pick<Principal, "credential"> & { rea
   const limit = credentialLimit(credential.rateLimitPerMinute)
   return Effect.flatMap(limiter.hit(credential.id, limit), (decision) =>
     Effect.withFiberRuntime<void, TooManyRequests>((fiber) => {
-      const headers = { ...rateLimitHeaders(decision), ...(decision.allowed ? {} : { "retry-after": String(decision.resetSeconds) }) }
       const trace = fiber.getFiberRef(CurrentTrace)
       // On the host's trace (every request it serves), the fields are noted at once: one step of the runtime, not three.
       if (trace) {
-        if (principal.tenantId) trace.tenantId = principal.tenantId
-        trace.responseHeaders = headers
+        const refused = noteDecision(trace, principal, limit, decision)
+        return refused ? Effect.fail(refused) : Effect.void
       }
-      const noted = trace ? Effect.void : HttpApp.appendPreResponseHandler((_request, out) => Effect.succeed(HttpServerResponse.setHeaders(out, headers)))
-      if (decision.allowed) return noted
-      const seconds = decision.resetSeconds
-      const message = `Rate limit of this credential exceeded (${limit.perMinute} requests a minute, bursts of ${limit.burstPerSecond} a second). Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
-      return Effect.zipRight(noted, Effect.fail(new TooManyRequests(errorBody(429, message, "RATE_LIMITED"))))
+      const headers = decisionHeaders(decision)
+      const noted = HttpApp.appendPreResponseHandler((_request, out) => Effect.succeed(HttpServerResponse.setHeaders(out, headers)))
+      return decision.allowed ? noted : Effect.zipRight(noted, Effect.fail(refusal(limit, decision)))
     }))
+}
+
+/** The RateLimit-* fields of a decision, and `Retry-After` on a refusal. */
+const decisionHeaders = (decision: RateLimitDecision) => ({ ...rateLimitHeaders(decision), ...(decision.allowed ? {} : { "retry-after": String(decision.resetSeconds) }) })
+
+const refusal = (limit: CredentialLimit, decision: RateLimitDecision) => {
+  const seconds = decision.resetSeconds
+  const message = `Rate limit of this credential exceeded (${limit.perMinute} requests a minute, bursts of ${limit.burstPerSecond} a second). Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
+  return new TooManyRequests(errorBody(429, message, "RATE_LIMITED"))
+}
+
+/** A decision noted in the request's trace (its fields and tenant, read on the way out): the refusal to answer, if it is one. */
+const noteDecision = (trace: RequestTrace, principal: { readonly tenantId?: string }, limit: CredentialLimit, decision: RateLimitDecision) => {
+  if (principal.tenantId) trace.tenantId = principal.tenantId
+  trace.responseHeaders = decisionHeaders(decision)
+  return decision.allowed ? undefined : refusal(limit, decision)
+}
+
+/**
+ * `admit` where nothing needs the store (a credential's lease lasts, or none is counted): the
+ * refusal to answer if it is one, `undefined` when let in; `"ask"` when the store must be asked (then `admit`).
+ */
+export const admitNow = (principal: Principal, limiter: CredentialRateLimiter["Type"], trace: RequestTrace): TooManyRequests | undefined | "ask" => {
+  const credential = principal.credential
+  if (!credential) {
+    trace.tenantId = principal.tenantId
+    return undefined
+  }
+  const limit = credentialLimit(credential.rateLimitPerMinute)
+  const decision = limiter.hitNow(credential.id, limit)
+  return decision ? noteDecision(trace, principal, limit, decision) : "ask"
 }
 
 /** A request's credential as its principal: the issuer is the URL the request reached, `X-Tenant-Id` picks a user's company. */

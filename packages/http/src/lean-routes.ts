@@ -1,10 +1,10 @@
 import { HttpApp, HttpServerRequest, type HttpServerResponse } from "@effect/platform"
-import { type AnyResource, Authenticator, CredentialRateLimiter, IdempotencyKeys, OAuthConfig, publicResources, ResourceEngine, TenantGate } from "@erp/core"
+import { type AnyResource, Authenticator, CredentialRateLimiter, IdempotencyKeys, OAuthConfig, type Principal, publicResources, ResourceEngine, TenantGate } from "@erp/core"
 import { Context, Effect, Option } from "effect"
 import type { ApiRequest } from "./api-request.js"
 import { admit, authenticateRequest } from "./authentication.js"
 import { apiRequestOf } from "./body.js"
-import { errorResponse } from "./errors.js"
+import { type ApiError, errorResponse } from "./errors.js"
 import { type Handler, makeResourceHandlers } from "./handlers.js"
 import { answerDefects, CurrentTrace, type RequestTrace } from "./server-errors.js"
 
@@ -66,6 +66,20 @@ export const makeLeanRoutes = (registry: ReadonlyArray<AnyResource>) => {
     return resource && endpoint ? { resource, endpoint, id } : undefined
   }
 
+  /**
+   * The route's handler for an authenticated caller, after its `admission` (the credential's
+   * count): errors encoded as the router encodes them, defects answered (a read whose connection
+   * was lost is retried once, unless it is the `retry` already).
+   */
+  const answerCaller = (services: LeanServices, route: LeanRoute, request: ApiRequest, principal: Principal, trace: RequestTrace, admission: Effect.Effect<void, ApiError>, retry = false) => {
+    const input = { request, path: route.id === undefined ? {} : { id: route.id } as Readonly<Record<string, string>>, caller: principal }
+    // The resource's handlers are made once; from then on they are called as they are, not through an effect that finds them.
+    const built = handlers.get(route.resource)
+    const handled = built ? built[route.endpoint](input) : Effect.flatMap(handlersOf(route.resource, services), (made) => made[route.endpoint](input))
+    const answered = Effect.catchAll(Effect.zipRight(admission, handled), (error) => Effect.succeed(errorResponse(error)))
+    return answerDefects(answered, request.method === "GET" && !retry, trace)
+  }
+
   const answer = <A, E, R>(
     services: LeanServices,
     route: LeanRoute,
@@ -77,17 +91,10 @@ export const makeLeanRoutes = (registry: ReadonlyArray<AnyResource>) => {
   ): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R> =>
     Effect.matchEffect(authenticateRequest(services.authenticator, services.config, request, authorization), {
       onFailure: (): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R> => unauthenticated,
-      onSuccess: (principal) => {
-        const input = { request, path: route.id === undefined ? {} : { id: route.id } as Readonly<Record<string, string>>, caller: principal }
-        // The resource's handlers are made once; from then on they are called as they are, not through an effect that finds them.
-        const built = handlers.get(route.resource)
-        const handled = built ? built[route.endpoint](input) : Effect.flatMap(handlersOf(route.resource, services), (made) => made[route.endpoint](input))
-        const answered = Effect.catchAll(Effect.zipRight(admit(principal, services.limiter), handled), (error) => Effect.succeed(errorResponse(error)))
-        return Effect.flatMap(answerDefects(answered, request.method === "GET", trace), finish)
-      }
+      onSuccess: (principal) => Effect.flatMap(answerCaller(services, route, request, principal, trace, admit(principal, services.limiter)), finish)
     })
 
-  return { match, answer }
+  return { match, answer, answerCaller }
 }
 
 /** The lean routes as the host's middleware, around the router: for the fetch handler, and for any request the Node server's direct route hands over. */

@@ -72,13 +72,23 @@ export const answerDefects = <A, E, R>(answer: Effect.Effect<A | HttpServerRespo
         Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))
           ? Effect.failCause(cause)
           : isRead && !retried && isConnectionLost(cause)
-          // A short pause first: the pool drops the dead connection once its socket's close is seen.
-          ? Effect.zipRight(Effect.sleep(RETRY_PAUSE), attempt(true))
+          ? afterPause(attempt(true))
           : Effect.succeed(answerFailure(cause, trace))
       )
     )
   return attempt(false)
 }
+
+// A short pause first: the pool drops the dead connection once its socket's close is seen.
+const afterPause = <A, E, R>(retry: Effect.Effect<A, E, R>) => Effect.zipRight(Effect.sleep(RETRY_PAUSE), retry)
+
+/**
+ * A read's defect outside `answerDefects` (one answered without a fiber): the read's `retry` when
+ * its connection died under it (to run in a fiber; its own failure is answered, not retried
+ * again), else the answer now.
+ */
+export const readDefect = <A, E, R>(cause: Cause.Cause<unknown>, trace: RequestTrace, retry: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> | HttpServerResponse.HttpServerResponse =>
+  isConnectionLost(cause) ? afterPause(retry) : answerFailure(cause, trace)
 
 /**
  * Around the API's router (inside the platform's own error handling, which would answer an

@@ -18,8 +18,10 @@ export interface RequestContext {
  * page): `X-Tenant-Id` naming another is refused rather than ignored, so a caller never
  * believes it acts where it does not.
  */
+const actsIn = (principal: Principal, tenantId: string | undefined) => tenantId === undefined || tenantId.trim().toLowerCase() === principal.tenantId.toLowerCase()
+
 const boundTo = (principal: Principal, tenantId: string | undefined): Effect.Effect<Principal, Unauthenticated> =>
-  tenantId === undefined || tenantId.trim().toLowerCase() === principal.tenantId.toLowerCase()
+  actsIn(principal, tenantId)
     ? Effect.succeed(principal)
     : Effect.fail(new Unauthenticated({
       message: "This credential was issued for another company than X-Tenant-Id names; it acts only in its own (authorize again choosing that company)",
@@ -46,6 +48,11 @@ export class Authenticator extends Context.Tag("erp/core/Authenticator")<Authent
   readonly authenticate: (authorization: string | undefined, context?: RequestContext) => Effect.Effect<Principal, Unauthenticated | InvalidRequest>
   /** The credential's identity, with no tenant resolved yet (MCP sessions are bound to it). */
   readonly identify: (authorization: string | undefined, context?: Omit<RequestContext, "tenantId">) => Effect.Effect<Identity, Unauthenticated>
+  /**
+   * The principal `authenticate` answers, where it is known in memory without a statement (an API
+   * key authenticated moments ago, bound to the tenant asked for); else undefined (then `authenticate`).
+   */
+  readonly authenticateNow: (authorization: string, context?: RequestContext) => Principal | undefined
 }>() {
   static readonly layer = Layer.effect(
     Authenticator,
@@ -69,6 +76,11 @@ export class Authenticator extends Context.Tag("erp/core/Authenticator")<Authent
       }
       return Authenticator.of({
         identify,
+        authenticateNow: (authorization, context = {}) => {
+          const token = tokenFromAuthorization(authorization)
+          const principal = token?.startsWith("sk_") ? tenancy.knownApiKey(token) : undefined
+          return principal && actsIn(principal, context.tenantId) ? principal : undefined
+        },
         authenticate: (authorization, context = {}) =>
           Effect.flatMap(identify(authorization, context), (identity): Effect.Effect<Principal, Unauthenticated | InvalidRequest> =>
             identity.kind === "bound" ? boundTo(identity.principal, context.tenantId) : oauth.userPrincipal(identity.userId, context.tenantId, identity.scopes))

@@ -1,4 +1,4 @@
-import { Cause, Chunk, Context, Effect, Fiber, Layer, Option } from "effect"
+import { Cause, Chunk, Context, Effect, Exit, Fiber, Layer, Option } from "effect"
 import { authorize, can, forbidden, type Principal } from "../auth/principal.js"
 import { traced } from "../traced.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
@@ -50,13 +50,16 @@ export const requireUuid = (id: string, name = "id") =>
   isUuid(id) ? Effect.succeed(id.toLowerCase()) : Effect.fail(invalid(`${name} must be a UUID, got "${id}"`, "INVALID_ID"))
 
 
-/** The resource's id type decides what a well-formed id is. */
-export const requireId = (resource: AnyResource, id: string) =>
+/** The id as stored, or why it is none: the resource's id type decides what a well-formed id is. */
+const checkId = (resource: AnyResource, id: string): string | InvalidRequest =>
   isIntegerId(resource)
-    ? /^\d{1,10}$/.test(id) && Number(id) <= INT4_MAX
-      ? Effect.succeed(String(Number(id)))
-      : Effect.fail(invalid(`id must be a positive integer, got "${id}"`, "INVALID_ID"))
-    : requireUuid(id)
+    ? /^\d{1,10}$/.test(id) && Number(id) <= INT4_MAX ? String(Number(id)) : invalid(`id must be a positive integer, got "${id}"`, "INVALID_ID")
+    : isUuid(id) ? id.toLowerCase() : invalid(`id must be a UUID, got "${id}"`, "INVALID_ID")
+
+export const requireId = (resource: AnyResource, id: string): Effect.Effect<string, InvalidRequest> => {
+  const checked = checkId(resource, id)
+  return typeof checked === "string" ? Effect.succeed(checked) : Effect.fail(checked)
+}
 
 /** NUL or a lone surrogate in any query parameter: 400 before anything reads it. */
 const untrustedParams = (params: QueryParams) => {
@@ -202,6 +205,13 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
   /** `list` with each record as its JSON text (what the REST list answers, spliced into the page as is). */
   readonly listAnswers: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page<string>, InvalidRequest | Forbidden>
   readonly get: (resource: AnyResource, principal: Principal, id: string, params: QueryParams) => Effect.Effect<Row, ReadError>
+  /**
+   * `get` with no parameter, ready to start outside any fiber where the store can (else
+   * undefined: then `get`): the same checks and statement, the outcome to `done` (a failed
+   * statement as a defect, as `get` has it); starting answers the cancel. The host's reads by id
+   * take it, without a fiber of the runtime for the request.
+   */
+  readonly startGet?: (resource: AnyResource, principal: Principal, id: string) => ((done: (exit: Exit.Exit<Row, ReadError>) => void) => () => void) | undefined
   /**
    * Every record a list query matches, page after page of `size` (beyond the API's 100:
    * exports), with the list's authorization, filters, visibility and keyset walk; `onPage`
@@ -456,13 +466,30 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
          * than a generator (fewer steps of the runtime on every read by id).
          */
         const getPlain = (resource: AnyResource, principal: Principal, id: string): Effect.Effect<Row, ReadError> => {
-          if (!can(principal, resource.name, "read", resource.adminOnly)) return Effect.fail(forbidden(principal, resource.name, "read", resource.adminOnly))
-          return Effect.flatMap(requireId(resource, id), (checked) => {
-            const scope = byIdScope(resource, principal)
-            return Effect.flatMap(repo.findById(resource, principal.tenantId, checked, scope ? { scope } : {}), (row) =>
-              Option.isSome(row) ? Effect.succeed(present(resource, row.value)) : Effect.fail(notFound(resource)))
-          })
+          const checked = plainRead(resource, principal, id)
+          if (typeof checked !== "string") return Effect.fail(checked)
+          const scope = byIdScope(resource, principal)
+          return Effect.flatMap(repo.findById(resource, principal.tenantId, checked, scope ? { scope } : {}), (row) =>
+            Option.isSome(row) ? Effect.succeed(present(resource, row.value)) : Effect.fail(notFound(resource)))
         }
+        /** A plain read's checks, before any statement: its permission, then its id (as stored). */
+        const plainRead = (resource: AnyResource, principal: Principal, id: string): string | ReadError =>
+          can(principal, resource.name, "read", resource.adminOnly) ? checkId(resource, id) : forbidden(principal, resource.name, "read", resource.adminOnly)
+
+        const startFindById = repo.startFindById
+        const startGet = startFindById &&
+          ((resource: AnyResource, principal: Principal, id: string) => {
+            if (byIdScope(resource, principal)) return undefined
+            return (done: (exit: Exit.Exit<Row, ReadError>) => void) => {
+              const checked = plainRead(resource, principal, id)
+              if (typeof checked !== "string") {
+                done(Exit.fail(checked))
+                return () => undefined
+              }
+              return startFindById(resource, principal.tenantId, checked, (error, row) =>
+                done(error ? Exit.die(error) : row ? Exit.succeed(present(resource, row)) : Exit.fail(notFound(resource))))
+            }
+          })
 
         /** A read naming parameters (`expand[]`, `with_deleted`), checked before anything is read. */
         const getWith = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
@@ -876,7 +903,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           )
         }, traced("ResourceEngine.action"))
 
-        return { list, listAnswers, walk, walkAnswers, get, lookup, search, create, update, remove, restore, action }
+        return { list, listAnswers, walk, walkAnswers, get, ...(startGet ? { startGet } : {}), lookup, search, create, update, remove, restore, action }
       })
     )
 }

@@ -107,21 +107,32 @@ export const makeCredentialRateLimiterSql = Effect.gen(function* () {
     return decision(local, limit, now, true)
   }
 
+  /** The decision made in memory at `now` (most requests), or the entry whose lease ran out: the store is asked. */
+  const decide = (key: string, limit: CredentialLimit, now: number): RateLimitDecision | Local => {
+    const local = entry(key, now, limit)
+    local.tokens = Math.min(limit.burstPerSecond, local.tokens + ((now - local.tokensAt) / 1000) * limit.burstPerSecond)
+    local.tokensAt = now
+    if (now >= local.windowEndsAt) Object.assign(local, { leased: 0, storeLeft: limit.perMinute, full: false })
+    // The burst is spent: a token comes back within 1/burst seconds.
+    if (local.tokens < 1) return { allowed: false, limit: limit.perMinute, remaining: 0, resetSeconds: seconds(((1 - local.tokens) / limit.burstPerSecond) * 1000) }
+    if (local.full) return decision(local, limit, now, false)
+    if (local.leased >= 1) return spend(local, limit, now)
+    return local
+  }
+  const isLocal = (decided: RateLimitDecision | Local): decided is Local => "leased" in decided
+
+  const hitNow = (credential: string, limit: CredentialLimit): RateLimitDecision | undefined => {
+    const decided = decide(boundedKey(`cred:${credential}`), limit, Date.now())
+    return isLocal(decided) ? undefined : decided
+  }
+
   // Synchronous while a lease lasts (most requests): an effect with a round trip only when one runs out.
   const hit = (credential: string, limit: CredentialLimit): Effect.Effect<RateLimitDecision> =>
     Effect.clockWith((clock) => {
       const key = boundedKey(`cred:${credential}`)
       const now = clock.unsafeCurrentTimeMillis()
-      const local = entry(key, now, limit)
-      local.tokens = Math.min(limit.burstPerSecond, local.tokens + ((now - local.tokensAt) / 1000) * limit.burstPerSecond)
-      local.tokensAt = now
-      if (now >= local.windowEndsAt) Object.assign(local, { leased: 0, storeLeft: limit.perMinute, full: false })
-      if (local.tokens < 1) {
-        // The burst is spent: a token comes back within 1/burst seconds.
-        return Effect.succeed({ allowed: false, limit: limit.perMinute, remaining: 0, resetSeconds: seconds(((1 - local.tokens) / limit.burstPerSecond) * 1000) })
-      }
-      if (local.full) return Effect.succeed(decision(local, limit, now, false))
-      if (local.leased >= 1) return Effect.succeed(spend(local, limit, now))
+      const local = decide(key, limit, now)
+      if (!isLocal(local)) return Effect.succeed(local)
       return lease(key, limit, leaseSize(limit.perMinute)).pipe(
         Effect.map((row) => {
           const after = clock.unsafeCurrentTimeMillis()
@@ -140,7 +151,7 @@ export const makeCredentialRateLimiterSql = Effect.gen(function* () {
       )
     })
 
-  return CredentialRateLimiter.of({ hit })
+  return CredentialRateLimiter.of({ hit, hitNow })
 })
 
 export const layerCredentialRateLimiterSql: Layer.Layer<CredentialRateLimiter, never, SqlClient.SqlClient> = Layer.effect(

@@ -7,6 +7,9 @@ import { sha256 } from "../sha256.js"
 
 type Rows = ReadonlyArray<Record<string, unknown>>
 
+/** A statement's outcome, as a runner with callbacks hands it over. */
+export type RowsCallback = (error: SqlError | undefined, rows: Rows) => void
+
 /**
  * Runs a statement's text on the driver itself. A statement through `@effect/sql` opens a
  * span, a scope and a connection lease of its own, about 100 µs of CPU beside the driver's
@@ -16,6 +19,12 @@ type Rows = ReadonlyArray<Record<string, unknown>>
 export class StatementRunner extends Context.Tag("erp/core/StatementRunner")<StatementRunner, {
   /** `prepared`: the statement's shape is fixed by the code (no caller's filter in it), so its plan may be kept. */
   readonly run: (text: string, params: ReadonlyArray<unknown>, prepared?: boolean) => Effect.Effect<Rows, SqlError>
+  /**
+   * The statement started at once, its outcome handed to `done` (never after a cancel); the answer cancels it (the
+   * statement is cancelled on the server). Only a runner over a driver that takes any number of
+   * statements at once has it (PostgreSQL's pool): a read by id answered without a fiber uses it.
+   */
+  readonly start?: (text: string, params: ReadonlyArray<unknown>, prepared: boolean, done: RowsCallback) => () => void
 }>() {}
 
 /** How many statement texts a process keeps prepared, and after how many runs of one it does. */
@@ -58,35 +67,41 @@ export const statementNames = ({ most, after }: PreparedStatements) => {
  */
 export const poolRunner = (pool: pg.Pool, prepared?: PreparedStatements): Context.Tag.Service<StatementRunner> => {
   const nameOf = prepared ? statementNames(prepared) : () => undefined
+  const start = (text: string, params: ReadonlyArray<unknown>, keep: boolean, done: RowsCallback) => {
+    const name = keep ? nameOf(text) : undefined
+    let client: pg.PoolClient | undefined
+    let finished = false
+    pool.connect((cause, connected, release) => {
+      if (cause || !connected) {
+        finished = true
+        return done(new SqlError({ cause: cause ?? new Error("No client returned"), message: "Failed to acquire connection" }), [])
+      }
+      if (finished) return release()
+      client = connected
+      // A query made from its text, named after: from a config object the driver makes a copy of
+      // every property descriptor first, about a tenth of its own CPU for a small statement.
+      const query = new pg.Query(text, params as Array<unknown>, (error: Error | undefined, result: pg.ResultBuilder) => {
+        const cancelled = finished
+        finished = true
+        release(error && isBroken(error) ? error : undefined)
+        if (!cancelled) done(error ? new SqlError({ cause: error, message: "Failed to execute statement" }) : undefined, error ? [] : result.rows)
+      }) as pg.Query & { name?: string }
+      if (name) query.name = name
+      connected.query(query)
+    })
+    return () => {
+      if (finished) return
+      finished = true
+      // Cancelled on another connection: the statement's own is busy running it.
+      if (client) pool.query("SELECT pg_cancel_backend($1)", [(client as pg.PoolClient & { processID: number }).processID]).catch(() => undefined)
+    }
+  }
   return {
-    run: (text, params, keep) =>
+    start,
+    run: (text, params, keep = false) =>
       Effect.async<Rows, SqlError>((resume) => {
-        const name = keep ? nameOf(text) : undefined
-        let client: pg.PoolClient | undefined
-        let done = false
-        pool.connect((cause, connected, release) => {
-          if (cause || !connected) {
-            done = true
-            return resume(Effect.fail(new SqlError({ cause: cause ?? new Error("No client returned"), message: "Failed to acquire connection" })))
-          }
-          if (done) return release()
-          client = connected
-          // A query made from its text, named after: from a config object the driver makes a copy of
-          // every property descriptor first, about a tenth of its own CPU for a small statement.
-          const query = new pg.Query(text, params as Array<unknown>, (error: Error | undefined, result: pg.ResultBuilder) => {
-            done = true
-            release(error && isBroken(error) ? error : undefined)
-            resume(error ? Effect.fail(new SqlError({ cause: error, message: "Failed to execute statement" })) : Effect.succeed(result.rows))
-          }) as pg.Query & { name?: string }
-          if (name) query.name = name
-          connected.query(query)
-        })
-        return Effect.sync(() => {
-          if (done) return
-          done = true
-          // Cancelled on another connection: the statement's own is busy running it.
-          if (client) pool.query("SELECT pg_cancel_backend($1)", [(client as pg.PoolClient & { processID: number }).processID]).catch(() => undefined)
-        })
+        const cancel = start(text, params, keep, (error, rows) => resume(error ? Effect.fail(error) : Effect.succeed(rows)))
+        return Effect.sync(cancel)
       })
   }
 }

@@ -49,6 +49,12 @@ interface Gate {
 export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
   readonly settings: TenantGateSettings
   readonly run: <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | TenantBusy, R>
+  /**
+   * A turn taken at once, if one is free and nobody waits for one: answers its end (call it
+   * once, however the work ends), else undefined (then `run`). Undefined always on a store of
+   * one session, where requests take turns by arrival.
+   */
+  readonly enter: (tenantId: string) => (() => void) | undefined
 }>() {
   /**
    * Defaults: 4 turns per tenant on PostgreSQL (pool of 10), 1 on the embedded store (one session).
@@ -115,15 +121,30 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
        * up to `waitMs`; the turn ends with the work, however it ends. A handful of the runtime's
        * steps, where a semaphore with a timed wait took some fifty on every request.
        */
+      const gateOf = (tenantId: string) => {
+        let gate = gates.get(tenantId)
+        if (!gate) {
+          gate = { inUse: 0, waiting: [], timer: undefined }
+          gates.set(tenantId, gate)
+        }
+        return gate
+      }
+      const free = (gate: Gate) => gate.inUse < settings.concurrency && gate.waiting.length === 0
+      const enter = (tenantId: string) => {
+        const gate = gateOf(tenantId)
+        if (!free(gate)) return undefined
+        gate.inUse++
+        return () => release(tenantId, gate)
+      }
+      /**
+       * A free turn is taken at once, a busy tenant's request queues (first come first served)
+       * up to `waitMs`; the turn ends with the work, however it ends. A handful of the runtime's
+       * steps, where a semaphore with a timed wait took some fifty on every request.
+       */
       const inTurn = <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> =>
         Effect.uninterruptibleMask((restore) =>
           Effect.suspend(() => {
-            let gate = gates.get(tenantId)
-            if (!gate) {
-              gate = { inUse: 0, waiting: [], timer: undefined }
-              gates.set(tenantId, gate)
-            }
-            const held = gate
+            const held = gateOf(tenantId)
             const work = Effect.matchCauseEffect(restore(effect), {
               onFailure: (cause) => {
                 release(tenantId, held)
@@ -134,7 +155,7 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
                 return Effect.succeed(value)
               }
             })
-            if (held.inUse < settings.concurrency && held.waiting.length === 0) {
+            if (free(held)) {
               held.inUse++
               return work
             }
@@ -144,6 +165,6 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
       const run = options.oneSession
         ? <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> => Effect.zipRight(nextTurnOfTheEventLoop, inTurn(tenantId, effect))
         : inTurn
-      return { settings, run }
+      return { settings, run, enter: options.oneSession ? () => undefined : enter }
     })
 }

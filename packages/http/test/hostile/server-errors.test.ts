@@ -69,6 +69,28 @@ describe.each(storeKinds)("a 5xx on %s", (kind) => {
     })
   })
 
+  it("answers and logs a failed read by id alike, whether its credential was checked in the store or known in memory", async () => {
+    const path = "/broken-things/00000000-0000-4000-8000-000000000001"
+    const log = stderrLines()
+    const answers: Array<{ status: number; body: unknown }> = []
+    try {
+      // The first read checks the key in the store; the second finds it known (on PostgreSQL, answered without a fiber).
+      for (const requestId of ["req-by-id-1", "req-by-id-2"]) {
+        const response = await fetch(host.url + path, { headers: { authorization: `Bearer ${tenant.token}`, "x-request-id": requestId } })
+        answers.push({ status: response.status, body: await response.json() })
+      }
+    } finally {
+      log.restore()
+    }
+    for (const [index, answer] of answers.entries()) {
+      const requestId = `req-by-id-${index + 1}`
+      expect(answer).toEqual({ status: 500, body: { status_code: 500, message: `Internal server error (request id ${requestId})`, error: "Internal Server Error", code: "INTERNAL_ERROR", request_id: requestId } })
+      const ours = log.lines.filter((line) => line.includes(requestId))
+      expect(ours).toHaveLength(1)
+      expect(JSON.parse(ours[0])).toMatchObject({ status: 500, route: `GET ${path}`, tenant_id: tenant.id, error: "SqlError", cause: expect.stringMatching(/no_such_table_for_a_500/) })
+    }
+  })
+
   it("leaves 4xx answers unlogged", async () => {
     const log = stderrLines()
     try {
@@ -175,12 +197,62 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)("store time limits on PostgreSQL
     }
   })
 
-  it("retries a read once on a new connection when its connection dies under it", async () => {
+  /** A product of a new tenant, read once so that its key is known in memory: the next read by id is answered without a fiber. */
+  const warmRead = async (host: TestHost) => {
+    const tenant = await host.createTenant()
+    const created = await host.request("POST", "/products", { token: tenant.token, body: { name: "Read by id" } })
+    const path = `/products/${created.body.id}`
+    expect((await get(host, tenant, path)).status).toBe(200)
+    return { tenant, path }
+  }
+
+  it("cuts a read by id at the timeout with 503 STATEMENT_TIMEOUT", async () => {
+    const host = await startTestHost({ kind: "postgres", url, limits: { statementTimeoutMs: 400 } })
+    try {
+      const { tenant, path } = await warmRead(host)
+      await withProductsLocked(async () => {
+        const answer = await get(host, tenant, path)
+        expect(answer.status).toBe(503)
+        expect(answer.body.code).toBe("STATEMENT_TIMEOUT")
+        expect(answer.retryAfter).toBe("1")
+      })
+    } finally {
+      await host.close()
+    }
+  })
+
+  it("gives a tenant's turn back and cancels the statement when the client of a read by id goes away", async () => {
+    const host = await startTestHost({ kind: "postgres", url, limits: { statementTimeoutMs: 10_000 }, applicationName: "erp-abort-test" }, { tenantGate: { concurrency: 1, waitMs: 300 } })
+    try {
+      const { tenant, path } = await warmRead(host)
+      await withProductsLocked(async () => {
+        const client = new AbortController()
+        const read = fetch(host.url + path, { headers: { authorization: `Bearer ${tenant.token}` }, signal: client.signal }).catch((error: Error) => error.name)
+        const waiting = async () =>
+          (await locker.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'erp-abort-test' AND wait_event_type = 'Lock'`)).rows[0].n as number
+        for (let tries = 0; tries < 100 && (await waiting()) === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20))
+        expect(await waiting()).toBe(1)
+        client.abort()
+        expect(await read).toBe("AbortError")
+        // The tenant's one turn is free again while the table is still locked, and the statement no longer waits.
+        expect((await get(host, tenant, "/customers?limit=1")).status).toBe(200)
+        for (let tries = 0; tries < 100 && (await waiting()) > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20))
+        expect(await waiting()).toBe(0)
+      })
+    } finally {
+      await host.close()
+    }
+  })
+
+  it.each([
+    ["a list", false],
+    ["a read by id", true]
+  ])("retries %s once on a new connection when its connection dies under it", async (_name, byId) => {
     const host = await startTestHost({ kind: "postgres", url, limits: { statementTimeoutMs: 4_000 }, applicationName: "erp-retry-test" })
     try {
-      const tenant = await host.createTenant()
+      const { tenant, path } = byId ? await warmRead(host) : { tenant: await host.createTenant(), path: "/products?limit=1" }
       await withProductsLocked(async () => {
-        const read = get(host, tenant, "/products?limit=1")
+        const read = get(host, tenant, path)
         // The read's session, waiting on the lock: killed as a crash or a failover would.
         let killed = 0
         for (let tries = 0; tries < 100 && killed === 0; tries++) {
