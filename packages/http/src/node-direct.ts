@@ -4,7 +4,7 @@ import { Cause, Effect, Exit, Layer, Option, Runtime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { ApiRequest } from "./api-request.js"
 import { DRAIN_LIMIT_BYTES } from "./body.js"
-import { errorBody, errorResponse, toApiError } from "./errors.js"
+import { errorBody, errorResponse, tenantBusy, toApiError } from "./errors.js"
 import { admitNow } from "./authentication.js"
 import { readAnswer } from "./conditional.js"
 import { type LeanRoute, makeLeanRoutes } from "./lean-routes.js"
@@ -103,50 +103,64 @@ const directAnswers = (registry: ReadonlyArray<AnyResource>) =>
 
     /**
      * A read by id answered without a fiber of the runtime, where all it needs is at hand: the
-     * credential authenticated moments ago, its count within the lease, a free turn of its tenant,
-     * a store that runs the statement on its own connections (PostgreSQL). Where anything is not,
-     * false with nothing done: the lean answer takes the request. The steps are the lean answer's
-     * own (the services' `…Now` forms): about a fifth of a read's CPU was the runtime's. A
-     * statement that fails is answered as the lean answer answers it (503 for a timeout or a busy
-     * store, else a logged 500); one whose connection died is read once more, in a fiber.
+     * credential authenticated moments ago, its count within the lease, a store whose tenant turns
+     * and statements take callbacks (PostgreSQL). Where anything is not, false with nothing done:
+     * the lean answer takes the request. The steps are the lean answer's own, in the services'
+     * synchronous or callback forms: about a fifth of a read's CPU was the runtime's. A statement
+     * that fails is answered as the lean answer answers it (503 for a timeout or a busy store, else
+     * a logged 500); one whose connection died is read once more, in a fiber. A client gone before
+     * the answer leaves the tenant's queue, or gives its turn back and its statement is cancelled.
      */
     const readNow = (route: LeanRoute, request: ApiRequest, authorization: string, start: RequestStart, target: ServerResponse): boolean => {
-      const startGet = services.engine.startGet
-      if (route.endpoint !== "get" || route.id === undefined || startGet === undefined) return false
+      const { engine, gate } = services
+      if (route.endpoint !== "get" || route.id === undefined || engine.startGet === undefined || gate.enter === undefined) return false
       const tenantId = request.headers["x-tenant-id"]
       const principal = services.authenticator.authenticateNow(authorization, tenantId === undefined ? {} : { tenantId })
-      const read = principal && startGet(route.resource, principal, route.id)
-      const release = principal && read && services.gate.enter(principal.tenantId)
-      if (!principal || !read || !release) return false
+      const read = principal && engine.startGet(route.resource, principal, route.id)
+      if (!principal || !read) return false
       const admitted = admitNow(principal, services.limiter, start.trace)
+      if (admitted === "ask") return false
+      const answer = (response: HttpServerResponse.HttpServerResponse) => write(target, start.finish(response))
       if (admitted !== undefined) {
-        release()
-        if (admitted === "ask") return false
-        write(target, start.finish(errorResponse(admitted)))
+        answer(errorResponse(admitted))
         return true
       }
       let settled = false
-      const cancel = read((exit) => {
-        settled = true
-        release()
-        if (Exit.isSuccess(exit)) {
-          const answer = readAnswer(request, route.resource, exit.value)
-          return write(target, start.finish(HttpServerResponse.isServerResponse(answer) ? answer : errorResponse(answer)))
+      // What the client's going away undoes: the wait for a turn, then the statement and the turn.
+      let stop: (() => void) | undefined
+      const leave = gate.enter(
+        principal.tenantId,
+        (release) => {
+          const cancel = read((exit) => {
+            settled = true
+            release()
+            if (Exit.isSuccess(exit)) {
+              const reply = readAnswer(request, route.resource, exit.value)
+              return answer(HttpServerResponse.isServerResponse(reply) ? reply : errorResponse(reply))
+            }
+            const failure = Cause.failureOption(exit.cause)
+            if (Option.isSome(failure)) return answer(errorResponse(toApiError(failure.value)))
+            const retry = Effect.flatMap(lean.answerCaller(services, route, request, principal, start.trace, Effect.void, true), (response) => finishAnswer(start, response))
+            const defect = readDefect(exit.cause, start.trace, retry)
+            if (!HttpServerResponse.isServerResponse(defect)) return runAnswer(target, start, defect)
+            answer(defect)
+            Effect.runFork(logServerError(start.trace, defect.status))
+          })
+          stop = () => {
+            release()
+            cancel()
+          }
+        },
+        (busy) => {
+          settled = true
+          answer(errorResponse(tenantBusy(busy)))
         }
-        const failure = Cause.failureOption(exit.cause)
-        if (Option.isSome(failure)) return write(target, start.finish(errorResponse(toApiError(failure.value))))
-        const retry = Effect.flatMap(lean.answerCaller(services, route, request, principal, start.trace, Effect.void, true), (response) => finishAnswer(start, response))
-        const defect = readDefect(exit.cause, start.trace, retry)
-        if (!HttpServerResponse.isServerResponse(defect)) return runAnswer(target, start, defect)
-        const answer = start.finish(defect)
-        Effect.runFork(logServerError(start.trace, answer.status))
-        write(target, answer)
-      })
+      )
+      stop ??= leave
       target.on("close", () => {
         if (settled) return
         settled = true
-        release()
-        cancel()
+        stop?.()
       })
       return true
     }

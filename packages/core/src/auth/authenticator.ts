@@ -13,13 +13,14 @@ export interface RequestContext {
   readonly tenantId?: string
 }
 
+/** Whether `X-Tenant-Id` (when sent) names the principal's own tenant. */
+const actsIn = (principal: Principal, tenantId: string | undefined) => tenantId === undefined || tenantId.trim().toLowerCase() === principal.tenantId.toLowerCase()
+
 /**
  * API keys and `svc_` access tokens belong to one company (the one chosen on the consent
  * page): `X-Tenant-Id` naming another is refused rather than ignored, so a caller never
  * believes it acts where it does not.
  */
-const actsIn = (principal: Principal, tenantId: string | undefined) => tenantId === undefined || tenantId.trim().toLowerCase() === principal.tenantId.toLowerCase()
-
 const boundTo = (principal: Principal, tenantId: string | undefined): Effect.Effect<Principal, Unauthenticated> =>
   actsIn(principal, tenantId)
     ? Effect.succeed(principal)

@@ -20,8 +20,8 @@ export class StatementRunner extends Context.Tag("erp/core/StatementRunner")<Sta
   /** `prepared`: the statement's shape is fixed by the code (no caller's filter in it), so its plan may be kept. */
   readonly run: (text: string, params: ReadonlyArray<unknown>, prepared?: boolean) => Effect.Effect<Rows, SqlError>
   /**
-   * The statement started at once, its outcome handed to `done` (never after a cancel); the answer cancels it (the
-   * statement is cancelled on the server). Only a runner over a driver that takes any number of
+   * The statement started at once, its outcome handed to `done` (never after a cancel); the
+   * answer cancels it on the server. Only a runner over a driver that takes any number of
    * statements at once has it (PostgreSQL's pool): a read by id answered without a fiber uses it.
    */
   readonly start?: (text: string, params: ReadonlyArray<unknown>, prepared: boolean, done: RowsCallback) => () => void

@@ -50,11 +50,13 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
   readonly settings: TenantGateSettings
   readonly run: <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | TenantBusy, R>
   /**
-   * A turn taken at once, if one is free and nobody waits for one: answers its end (call it
-   * once, however the work ends), else undefined (then `run`). Undefined always on a store of
-   * one session, where requests take turns by arrival.
+   * `run` outside any fiber: `work` is called in the tenant's turn (at once when one is free,
+   * else after the requests waiting before it) with the turn's end to call once, however the work
+   * ends; `refused` when the wait runs out. Answers the leave: a request gone before its turn
+   * leaves the queue (a turn handed to it meanwhile passes on). Absent on a store of one session,
+   * where requests take turns by arrival after a turn of the event loop.
    */
-  readonly enter: (tenantId: string) => (() => void) | undefined
+  readonly enter?: (tenantId: string, work: (release: () => void) => void, refused: (busy: TenantBusy) => void) => () => void
 }>() {
   /**
    * Defaults: 4 turns per tenant on PostgreSQL (pool of 10), 1 on the embedded store (one session).
@@ -99,28 +101,23 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
         // Kept referenced, as each waiter's own timer was: a waiter's refusal is due even when nothing else holds the process.
         gate.timer = setTimeout(expire, Math.max(0, gate.waiting[0].deadline - Date.now()), gate)
       }
+      /** A request queued for `gate`'s next turn: `resume` once handed it, `refuse` once its wait runs out; answers the leave. */
+      const queue = (tenantId: string, gate: Gate, resume: () => void, refuse: () => void) => {
+        const waiter: Waiter = { granted: false, deadline: Date.now() + settings.waitMs, resume, refuse }
+        gate.waiting.push(waiter)
+        arm(gate)
+        return () => {
+          // Gone (the client went away): a turn handed over meanwhile passes on.
+          if (waiter.granted) return release(tenantId, gate)
+          const at = gate.waiting.indexOf(waiter)
+          if (at >= 0) gate.waiting.splice(at, 1)
+        }
+      }
       const waitForTurn = (tenantId: string, gate: Gate) =>
         Effect.async<void, TenantBusy>((resume) => {
-          const waiter: Waiter = {
-            granted: false,
-            deadline: Date.now() + settings.waitMs,
-            resume: () => resume(Effect.void),
-            refuse: () => resume(Effect.fail(busy))
-          }
-          gate.waiting.push(waiter)
-          arm(gate)
-          return Effect.sync(() => {
-            // Interrupted (the client went away): a turn handed over meanwhile passes on.
-            if (waiter.granted) return release(tenantId, gate)
-            const at = gate.waiting.indexOf(waiter)
-            if (at >= 0) gate.waiting.splice(at, 1)
-          })
+          const leave = queue(tenantId, gate, () => resume(Effect.void), () => resume(Effect.fail(busy)))
+          return Effect.sync(leave)
         })
-      /**
-       * A free turn is taken at once, a busy tenant's request queues (first come first served)
-       * up to `waitMs`; the turn ends with the work, however it ends. A handful of the runtime's
-       * steps, where a semaphore with a timed wait took some fifty on every request.
-       */
       const gateOf = (tenantId: string) => {
         let gate = gates.get(tenantId)
         if (!gate) {
@@ -130,11 +127,13 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
         return gate
       }
       const free = (gate: Gate) => gate.inUse < settings.concurrency && gate.waiting.length === 0
-      const enter = (tenantId: string) => {
+      const enter = (tenantId: string, work: (release: () => void) => void, refused: (busy: TenantBusy) => void) => {
         const gate = gateOf(tenantId)
-        if (!free(gate)) return undefined
+        const end = () => release(tenantId, gate)
+        if (!free(gate)) return queue(tenantId, gate, () => work(end), () => refused(busy))
         gate.inUse++
-        return () => release(tenantId, gate)
+        work(end)
+        return () => undefined
       }
       /**
        * A free turn is taken at once, a busy tenant's request queues (first come first served)
@@ -165,6 +164,6 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
       const run = options.oneSession
         ? <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> => Effect.zipRight(nextTurnOfTheEventLoop, inTurn(tenantId, effect))
         : inTurn
-      return { settings, run, enter: options.oneSession ? () => undefined : enter }
+      return options.oneSession ? { settings, run } : { settings, run, enter }
     })
 }
