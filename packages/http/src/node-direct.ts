@@ -1,5 +1,5 @@
 import { Cookies, HttpServerError, HttpServerResponse } from "@effect/platform"
-import { type AnyResource, Authenticator, CredentialRateLimiter, IdempotencyKeys, OAuthConfig, ResourceEngine, TenantGate } from "@erp/core"
+import { type AnyResource, Authenticator, CredentialRateLimiter, type DomainError, IdempotencyKeys, OAuthConfig, ResourceEngine, type Row, TenantGate } from "@erp/core"
 import { Cause, Effect, Exit, Layer, Option, Runtime } from "effect"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { ApiRequest } from "./api-request.js"
@@ -128,29 +128,44 @@ const directAnswers = (registry: ReadonlyArray<AnyResource>) =>
       let settled = false
       // What the client's going away undoes: the wait for a turn, then the statement and the turn.
       let stop: (() => void) | undefined
+      /** The read's outcome answered: a success or refusal as the handler answers it, a failed statement as `answerDefects` does. */
+      const settle = (exit: Exit.Exit<Row, DomainError>) => {
+        if (Exit.isSuccess(exit)) {
+          const reply = readAnswer(request, route.resource, exit.value)
+          return answer(HttpServerResponse.isServerResponse(reply) ? reply : errorResponse(reply))
+        }
+        const failure = Cause.failureOption(exit.cause)
+        if (Option.isSome(failure)) return answer(errorResponse(toApiError(failure.value)))
+        const retry = Effect.flatMap(lean.answerCaller(services, route, request, principal, start.trace, Effect.void, true), (response) => finishAnswer(start, response))
+        const defect = readDefect(exit.cause, start.trace, retry)
+        if (!HttpServerResponse.isServerResponse(defect)) return runAnswer(target, start, defect)
+        answer(defect)
+        Effect.runFork(logServerError(start.trace, defect.status))
+      }
+      // Called back by the gate and the driver, outside any fiber: an exception here is a defect answered as one, never the process's.
+      const guarded = (step: () => void, release?: () => void) => {
+        try {
+          step()
+        } catch (error) {
+          settled = true
+          release?.()
+          settle(Exit.die(error))
+        }
+      }
       const leave = gate.enter(
         principal.tenantId,
-        (release) => {
-          const cancel = read((exit) => {
-            settled = true
-            release()
-            if (Exit.isSuccess(exit)) {
-              const reply = readAnswer(request, route.resource, exit.value)
-              return answer(HttpServerResponse.isServerResponse(reply) ? reply : errorResponse(reply))
+        (release) =>
+          guarded(() => {
+            const cancel = read((exit) => {
+              settled = true
+              release()
+              guarded(() => settle(exit))
+            })
+            stop = () => {
+              release()
+              cancel()
             }
-            const failure = Cause.failureOption(exit.cause)
-            if (Option.isSome(failure)) return answer(errorResponse(toApiError(failure.value)))
-            const retry = Effect.flatMap(lean.answerCaller(services, route, request, principal, start.trace, Effect.void, true), (response) => finishAnswer(start, response))
-            const defect = readDefect(exit.cause, start.trace, retry)
-            if (!HttpServerResponse.isServerResponse(defect)) return runAnswer(target, start, defect)
-            answer(defect)
-            Effect.runFork(logServerError(start.trace, defect.status))
-          })
-          stop = () => {
-            release()
-            cancel()
-          }
-        },
+          }, release),
         (busy) => {
           settled = true
           answer(errorResponse(tenantBusy(busy)))
