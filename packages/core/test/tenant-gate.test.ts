@@ -67,4 +67,54 @@ describe("tenant gate", () => {
     expect(outcome.lateExit).toEqual(Exit.succeed("late"))
     expect(outcome.lateMs).toBeLessThan(55)
   })
+
+  it("takes callbacks outside any fiber in the same queue: by arrival with `run`'s waiters, refused past the wait, left by one gone, ended once", async () => {
+    const outcome = await withGate((gate) =>
+      Effect.gen(function* () {
+        const enter = gate.enter!
+        const seen: Array<string> = []
+        let endFirst: () => void = () => undefined
+        enter("a", (end) => {
+          seen.push("c1")
+          endFirst = end
+        }, () => seen.push("c1 refused"))
+        // Queued behind the first turn, in arrival order across both forms; one leaves before its turn.
+        const second = yield* Effect.fork(gate.run("a", Effect.sync(() => seen.push("r2"))))
+        yield* Effect.sleep("5 millis")
+        const leave = enter("a", () => seen.push("c3 (left)"), () => seen.push("c3 refused"))
+        let endFourth: () => void = () => undefined
+        enter("a", (end) => {
+          seen.push("c4")
+          endFourth = end
+        }, () => seen.push("c4 refused"))
+        leave()
+        enter("b", (end) => {
+          seen.push("b1")
+          end()
+        }, () => seen.push("b1 refused"))
+        endFirst()
+        endFirst()
+        yield* Fiber.join(second)
+        // c4 holds the turn now: the next waits past the bound and is refused, then a turn is free again.
+        const refused = yield* Effect.async<string>((resume) => {
+          enter("a", () => resume(Effect.succeed("let in")), () => resume(Effect.succeed("refused")))
+        })
+        endFourth()
+        const after = yield* Effect.async<string>((resume) => {
+          enter("a", (end) => {
+            end()
+            resume(Effect.succeed("let in"))
+          }, () => resume(Effect.succeed("refused")))
+        })
+        return { seen, refused, after }
+      }), 30)
+    expect(outcome.seen).toEqual(["c1", "b1", "r2", "c4"])
+    expect(outcome.refused).toBe("refused")
+    expect(outcome.after).toBe("let in")
+  })
+
+  it("has no callback form on a store of one session, whose requests take turns after a turn of the event loop", async () => {
+    const enter = await Effect.runPromise(Effect.provide(Effect.map(TenantGate, (gate) => gate.enter), TenantGate.layer({ defaultConcurrency: 1, oneSession: true })))
+    expect(enter).toBeUndefined()
+  })
 })

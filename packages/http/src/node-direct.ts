@@ -168,7 +168,7 @@ const directAnswers = (registry: ReadonlyArray<AnyResource>) =>
           }, release),
         (busy) => {
           settled = true
-          answer(errorResponse(tenantBusy(busy)))
+          guarded(() => answer(errorResponse(tenantBusy(busy))))
         }
       )
       stop ??= leave
