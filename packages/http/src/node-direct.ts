@@ -106,7 +106,7 @@ const directAnswers = (registry: ReadonlyArray<AnyResource>) =>
      * credential authenticated moments ago, its count within the lease, a store whose tenant turns
      * and statements take callbacks (PostgreSQL). Where anything is not, false with nothing done:
      * the lean answer takes the request. The steps are the lean answer's own, in the services'
-     * synchronous or callback forms: about a fifth of a read's CPU was the runtime's. A statement
+     * synchronous or callback forms: a third of a read's CPU was the runtime's and its garbage. A statement
      * that fails is answered as the lean answer answers it (503 for a timeout or a busy store, else
      * a logged 500); one whose connection died is read once more, in a fiber. A client gone before
      * the answer leaves the tenant's queue, or gives its turn back and its statement is cancelled.

@@ -45,21 +45,23 @@ export const listShape = (resource: AnyResource): ListShape => ({
 export const notFound = (resource: Pick<AnyResource, "title" | "notFoundCode">) =>
   new NotFound({ message: `${resource.title} not found`, code: resource.notFoundCode })
 
-/** 400 for an id that is not a UUID (before any lookup). */
-export const requireUuid = (id: string, name = "id") =>
-  isUuid(id) ? Effect.succeed(id.toLowerCase()) : Effect.fail(invalid(`${name} must be a UUID, got "${id}"`, "INVALID_ID"))
-
+/** The UUID as stored (lower case), or why it is none. */
+const checkUuid = (id: string, name = "id"): string | InvalidRequest =>
+  isUuid(id) ? id.toLowerCase() : invalid(`${name} must be a UUID, got "${id}"`, "INVALID_ID")
 
 /** The id as stored, or why it is none: the resource's id type decides what a well-formed id is. */
 const checkId = (resource: AnyResource, id: string): string | InvalidRequest =>
   isIntegerId(resource)
     ? /^\d{1,10}$/.test(id) && Number(id) <= INT4_MAX ? String(Number(id)) : invalid(`id must be a positive integer, got "${id}"`, "INVALID_ID")
-    : isUuid(id) ? id.toLowerCase() : invalid(`id must be a UUID, got "${id}"`, "INVALID_ID")
+    : checkUuid(id)
 
-export const requireId = (resource: AnyResource, id: string): Effect.Effect<string, InvalidRequest> => {
-  const checked = checkId(resource, id)
-  return typeof checked === "string" ? Effect.succeed(checked) : Effect.fail(checked)
-}
+const asEffect = (checked: string | InvalidRequest): Effect.Effect<string, InvalidRequest> =>
+  typeof checked === "string" ? Effect.succeed(checked) : Effect.fail(checked)
+
+/** 400 for an id that is not a UUID (before any lookup). */
+export const requireUuid = (id: string, name = "id") => asEffect(checkUuid(id, name))
+
+export const requireId = (resource: AnyResource, id: string) => asEffect(checkId(resource, id))
 
 /** NUL or a lone surrogate in any query parameter: 400 before anything reads it. */
 const untrustedParams = (params: QueryParams) => {
