@@ -51,10 +51,11 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
   readonly run: <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | TenantBusy, R>
   /**
    * `run` outside any fiber: `work` is called in the tenant's turn (at once when one is free,
-   * else after the requests waiting before it) with the turn's end to call however the work ends
-   * (a second call does nothing); `refused` when the wait runs out. Answers the leave: a request gone before its turn
-   * leaves the queue (a turn handed to it meanwhile passes on). Absent on a store of one session,
-   * where requests take turns by arrival after a turn of the event loop.
+   * else after the requests waiting before it) with the turn's end, to call however the work
+   * ends (a second call does nothing); `refused` when the wait runs out. Answers the leave: a
+   * request gone before its turn leaves the queue (a turn handed to it meanwhile passes on).
+   * Absent on a store of one session, where requests take turns by arrival after a turn of the
+   * event loop.
    */
   readonly enter?: (tenantId: string, work: (release: () => void) => void, refused: (busy: TenantBusy) => void) => () => void
 }>() {
