@@ -93,10 +93,15 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
         if (due.length === 0) return []
         const endpointIds = [...new Set(due.map((row) => row.endpoint_id))]
         // NO KEY UPDATE: claims of one endpoint queue here, writes recording deliveries (KEY SHARE) do not.
+        const locked = yield* sql<{ id: string }>`
+          SELECT w.id FROM webhook_endpoints w WHERE w.id IN ${sql.in(endpointIds)} FOR NO KEY UPDATE OF w SKIP LOCKED`
+        if (locked.length === 0) return []
+        // Counted in a statement of its own, after the lock: its snapshot sees the leases of a claim that held the lock
+        // and committed meanwhile (counted in the locking statement, they were missed and a fifth attempt went out).
         const endpoints = yield* sql<{ id: string; busy: number }>`
           SELECT w.id, (SELECT count(*) FROM webhook_deliveries x WHERE x.tenant_id = w.tenant_id AND x.endpoint_id = w.id
             AND x.status IN ('pending', 'retrying') AND x.lease_until > clock_timestamp())::int AS busy
-          FROM webhook_endpoints w WHERE w.id IN ${sql.in(endpointIds)} FOR NO KEY UPDATE OF w SKIP LOCKED`
+          FROM webhook_endpoints w WHERE w.id IN ${sql.in(locked.map((row) => row.id))}`
         const room = new Map(endpoints.map((row) => [row.id, perEndpoint - Number(row.busy)]))
         const chosen: Array<string> = []
         for (const row of due) {
