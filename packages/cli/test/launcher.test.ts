@@ -86,6 +86,39 @@ describe("the erp launcher", () => {
     expect(run("tenants", "list")).toBe("bundle tenants list")
   })
 
+  it("keeps a host's code cache per store, written again when a run compiled much more than it holds", () => {
+    builtAt(1_000)
+    const bundle = file("cli/dist/bundle/main.cjs")
+    const original = fs.readFileSync(bundle)
+    const cache = (name: string) => file(`cli/dist/bundle/${name}.v8-cache`)
+    const size = (name: string) => fs.statSync(cache(name)).size
+    try {
+      // 300 functions, of which a run calls CALLS: V8 compiles a function when first called, and the cache holds what was compiled.
+      const functions = Array.from({ length: 300 }, (_, index) => `function f${index}(x) { const list = []; for (let i = 0; i < x; i++) list.push({ i, s: "${index}" + i }); return list.length }`)
+      fs.writeFileSync(bundle, `${functions.join("\n")}\nconst all = [${functions.map((_, index) => `f${index}`).join(", ")}]\n` +
+        "exports.main = (argv) => { for (let n = 0; n < Number(process.env.CALLS); n++) all[n](2); console.log('bundle ' + argv.slice(2).join(' ')) }\n")
+      touch("cli/dist/bundle/main.cjs", 2_000)
+      const host = (calls: number, ...args: Array<string>) =>
+        execFileSync(process.execPath, [file("cli/bin/erp.js"), "serve", ...args], { encoding: "utf8", env: { ...process.env, DATABASE_URL: "", CALLS: String(calls) } }).trim()
+
+      expect(host(10)).toBe("bundle serve")
+      const early = size("serve-embedded")
+      // A run that compiled about as much leaves the cache alone; one that compiled far more writes it again.
+      host(12)
+      expect(size("serve-embedded")).toBe(early)
+      host(300)
+      expect(size("serve-embedded")).toBeGreaterThan(early * 1.5)
+      // On PostgreSQL the host runs other code: a cache of its own, the embedded one untouched.
+      const embedded = size("serve-embedded")
+      expect(host(0, "--database-url", "postgres://nowhere/db")).toBe("bundle serve --database-url postgres://nowhere/db")
+      expect(fs.existsSync(cache("serve-postgres"))).toBe(true)
+      expect(size("serve-embedded")).toBe(embedded)
+    } finally {
+      fs.writeFileSync(bundle, original)
+      touch("cli/dist/bundle/main.cjs", 2_000)
+    }
+  })
+
   it("runs export in a Node of its own with the heap limits, which stops when the launcher is killed outright", async () => {
     builtAt(1_000)
     const bundle = file("cli/dist/bundle/main.cjs")
