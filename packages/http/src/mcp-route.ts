@@ -1,6 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Authenticator, CredentialRateLimiter, domainErrorBody, McpSessions, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
-import { serveMcpHttp } from "@erp/mcp"
 import { Context, Effect, Layer, Runtime } from "effect"
 import { apiRequestOf, readJsonBody } from "./body.js"
 import { bearerChallenge, publicUrl } from "./public-url.js"
@@ -15,6 +14,12 @@ export class McpAllowedOrigins extends Context.Tag("erp/http/McpAllowedOrigins")
     return Layer.succeed(McpAllowedOrigins, value)
   }
 }
+
+/**
+ * The MCP server's code (the MCP SDK, with zod and ajv) is loaded by the first MCP request, not
+ * by every host's start, most of which serve no agent.
+ */
+const loadMcp = () => import("@erp/mcp")
 
 const jsonRpcParseError = (message: string, status: number) =>
   HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code: -32700, message }, id: null }, { status })
@@ -67,7 +72,7 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
       const origins = allowed === "*" ? "*" : config.publicUrl ? [...allowed, new URL(config.publicUrl).origin] : allowed
       const response = yield* Effect.promise((signal) => {
         const web = new Request(new URL(request.url, base), { method: request.method, headers: new Headers(request.headers as Record<string, string>), signal })
-        return serveMcpHttp({ request: web, body, identity: identified.right }, { sessions, run, allowedOrigins: origins })
+        return loadMcp().then(({ serveMcpHttp }) => serveMcpHttp({ request: web, body, identity: identified.right }, { sessions, run, allowedOrigins: origins }))
       })
       // A GET keeps its event stream open; any other answer is complete, and is passed on as its
       // bytes rather than as a web stream turned into an Effect stream (that and the tools' spans
