@@ -98,6 +98,26 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
+/**
+ * What depth alone costs: the first page and a deep one asked in turn, one at a time on one
+ * connection, so neither waits behind the other requests nor is measured minutes apart from the
+ * other (under load, the p50s of the two rows move with the queue and the machine's drift).
+ * Medians of `count` requests of each, in ms.
+ */
+const aloneLatency = async (server, token, first, deep, count = 200) => {
+  const times = { first: [], deep: [] }
+  const ask = async (request, into) => {
+    const started = performance.now()
+    await (await fetch(server.url + request.path, { headers: { authorization: `Bearer ${token}`, ...request.headers } })).arrayBuffer()
+    into.push(performance.now() - started)
+  }
+  for (let index = 0; index < count; index++) {
+    await ask(first, times.first)
+    await ask(deep, times.deep)
+  }
+  return { firstMs: median(times.first), deepMs: median(times.deep), ratio: median(times.deep) / median(times.first) }
+}
+
 /** Records the host's statements and bodies, starts both servers, checks the bodies match, runs the rounds. */
 const compare = async (label, url, token, requests, env) => {
   const requestsFile = path.join(tmp, `${label}-requests.json`)
@@ -149,6 +169,15 @@ const compare = async (label, url, token, requests, env) => {
     row.ratio = row.erp.rps / row.reference.rps
     rows.push(row)
     console.error(`${name}: erp ${row.erp.rps.toFixed(0)} req/s, reference ${row.reference.rps.toFixed(0)} req/s, ratio ${row.ratio.toFixed(2)}`)
+  }
+  const firstPage = Object.keys(recorded).find((name) => name.startsWith("list"))
+  const deepPage = Object.keys(recorded).find((name) => name.startsWith("deep"))
+  if (firstPage && deepPage) {
+    const deepRow = rows.find((row) => row.name === deepPage)
+    deepRow.alone = {
+      erp: await aloneLatency(host, token, recorded[firstPage], recorded[deepPage]),
+      reference: await aloneLatency(reference, token, recorded[firstPage], recorded[deepPage])
+    }
   }
   await stop(host)
   await stop(reference)
@@ -296,7 +325,11 @@ const lines = [
 ]
 const deep = rows.find((row) => row.name.startsWith("deep"))
 const first = rows.find((row) => row.name.startsWith("list"))
-if (deep && first) lines.push(`Deep page / first page latency (p50): ${fixed(deep.erp.p50 / first.erp.p50, 2)}`)
+if (deep?.alone) {
+  const { erp: alone, reference: referenceAlone } = deep.alone
+  lines.push(`Deep page / first page latency, one request at a time (medians of 200 each, in turn): ${fixed(alone.ratio, 2)} (${fixed(alone.deepMs, 1)} / ${fixed(alone.firstMs, 1)} ms; reference ${fixed(referenceAlone.ratio, 2)})`)
+}
+if (deep && first) lines.push(`Deep page / first page latency under load (p50 of their rounds): ${fixed(deep.erp.p50 / first.erp.p50, 2)} (reference ${fixed(deep.reference.p50 / first.reference.p50, 2)})`)
 console.log(lines.join("\n"))
 
 const commit = (() => {
