@@ -3,7 +3,8 @@ import { Effect, Fiber, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 import { layerStore, makeDirect } from "../src/index.js"
-import { statementNames } from "../src/store/direct-statements.js"
+import { poolRunner, statementNames } from "../src/store/direct-statements.js"
+import pg from "pg"
 
 /**
  * Statements outside a transaction run on the driver itself (`makeDirect`): they must behave as
@@ -47,6 +48,37 @@ describe.each(storeKinds)("statements run on the driver on %s", (kind) => {
     await runtime.runPromise(Fiber.interrupt(fiber))
     // Well within the store's statement timeout (5 s), which would end it anyway.
     await expect.poll(running, { timeout: 1_500 }).toBe(0)
+  })
+})
+
+describe("a cancelled statement on PostgreSQL", () => {
+  const postgres = process.env.TEST_DATABASE_URL
+  it.runIf(postgres)("stops no other statement: the connection it ran on is not handed to the next one", async () => {
+    // Two connections, both busy when the caller of A goes away: the cancel waits for a free
+    // connection behind B, and A's connection, free once A ends, would be B's.
+    const pool = new pg.Pool({ connectionString: postgres, max: 2 })
+    const runner = poolRunner(pool)
+    const outcome = (text: string) => {
+      let cancel = () => {}
+      const done = new Promise<string>((resolve) => {
+        cancel = runner.start(text, [], false, (error) => resolve(error ? String((error.cause as Error)?.message ?? error.message) : "ok"))
+      })
+      return { done, cancel }
+    }
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    try {
+      const a = outcome("SELECT pg_sleep(0.6)")
+      const c = outcome("SELECT pg_sleep(1.2)")
+      await pause(300)
+      const b = outcome("SELECT pg_sleep(1.2)")
+      await pause(100)
+      a.cancel()
+      // The cancel reaches the server once C ends (1.2 s), while B runs (0.6 s to 1.8 s).
+      expect(await c.done).toBe("ok")
+      expect(await b.done).toBe("ok")
+    } finally {
+      await pool.end()
+    }
   })
 })
 

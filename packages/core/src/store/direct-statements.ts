@@ -83,7 +83,10 @@ export const poolRunner = (pool: pg.Pool, prepared?: PreparedStatements): Contex
       const query = new pg.Query(text, params as Array<unknown>, (error: Error | undefined, result: pg.ResultBuilder) => {
         const cancelled = finished
         finished = true
-        release(error && isBroken(error) ? error : undefined)
+        // A cancelled statement's connection is closed, not pooled again: the cancel goes on another
+        // connection, and landing after the statement ended it stopped the next one run here (a 503
+        // to another request; PostgreSQL ignores a cancel only while the session is idle).
+        release(cancelled ? new Error("statement cancelled") : error && isBroken(error) ? error : undefined)
         if (!cancelled) done(error ? new SqlError({ cause: error, message: "Failed to execute statement" }) : undefined, error ? [] : result.rows)
       }) as pg.Query & { name?: string }
       if (name) query.name = name
