@@ -57,11 +57,12 @@ describe("a cancelled statement on PostgreSQL", () => {
     // Two connections, both busy when the caller of A goes away: the cancel waits for a free
     // connection behind B, and A's connection, free once A ends, would be B's.
     const pool = new pg.Pool({ connectionString: postgres, max: 2 })
-    const runner = poolRunner(pool)
+    const { start } = poolRunner(pool)
+    if (!start) throw new Error("a pool's runner starts statements with callbacks")
     const outcome = (text: string) => {
       let cancel = () => {}
       const done = new Promise<string>((resolve) => {
-        cancel = runner.start(text, [], false, (error) => resolve(error ? String((error.cause as Error)?.message ?? error.message) : "ok"))
+        cancel = start(text, [], false, (error) => resolve(error ? String((error.cause as Error)?.message ?? error.message) : "ok"))
       })
       return { done, cancel }
     }
