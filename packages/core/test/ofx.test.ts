@@ -35,6 +35,29 @@ describe("OFX statements", () => {
     expect(payment).toMatchObject({ trn_type: "CREDIT", amount: "500.000000", name: "PAYMENT THANK YOU" })
   })
 
+  it("keeps CDATA sections verbatim in OFX 2.x and 1.x: no entity decoding inside, `<` `&` `]]` and line breaks kept", () => {
+    const line = (fitid: string, fields: string) =>
+      `<STMTTRN><TRNTYPE>DEBIT</TRNTYPE><DTPOSTED>20240103</DTPOSTED><TRNAMT>-1.00</TRNAMT><FITID>${fitid}</FITID>${fields}</STMTTRN>`
+    const xml = `<?xml version="1.0" encoding="UTF-8"?>
+<?OFX OFXHEADER="200" VERSION="220"?>
+<OFX><CREDITCARDMSGSRSV1><CCSTMTTRNRS><CCSTMTRS><CURDEF>USD</CURDEF><CCACCTFROM><ACCTID>4111</ACCTID></CCACCTFROM><BANKTRANLIST>
+${line("1", "<NAME><![CDATA[AT&T <Wireless> &amp; Co]]></NAME><MEMO><![CDATA[first line\r\n  second </MEMO> line]]></MEMO>")}
+${line("2", "<NAME>\n  <![CDATA[a]]b]] >c]]]>\n</NAME><MEMO>Tom &amp; <![CDATA[Jerry & <Co>]]> &lt;3</MEMO>")}
+${line("3", "<NAME><![CDATA[]]></NAME><MEMO><![CDATA[<![CDATA[nested]]></MEMO>")}
+</BANKTRANLIST></CCSTMTRS></CCSTMTTRNRS></CREDITCARDMSGSRSV1></OFX>`
+    expect(readStatement(xml).lines.map((entry) => [entry.name, entry.memo])).toEqual([
+      ["AT&T <Wireless> &amp; Co", "first line\r\n  second </MEMO> line"],
+      ["a]]b]] >c]", "Tom & Jerry & <Co> <3"],
+      [null, "<![CDATA[nested"]
+    ])
+
+    const sgml = `OFXHEADER:100\r\nDATA:OFXSGML\r\nVERSION:102\r\n\r\n<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><CURDEF>BRL<BANKACCTFROM><BANKID>0341<ACCTID>1\r\n` +
+      `<BANKTRANLIST><STMTTRN><TRNTYPE>DEBIT<DTPOSTED>20240103<TRNAMT>-1,00<FITID>9<NAME><![CDATA[PADARIA & CIA <SP>]]>\r\n<MEMO>PIX &amp; <![CDATA[&amp;]]>\r\n</STMTTRN></BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>`
+    expect(readStatement(sgml).lines.map((entry) => [entry.name, entry.memo])).toEqual([["PADARIA & CIA <SP>", "PIX & &amp;"]])
+
+    expect(() => parseOfx("<OFX><NAME><![CDATA[never closed]]</NAME></OFX>")).toThrow(/unclosed CDATA section/)
+  })
+
   it("reads the same text whether it comes as bytes or as a string (an MCP argument)", () => {
     const bytes = fixture("itau-2024-01.ofx")
     const text = new TextDecoder("windows-1252").decode(bytes)
@@ -89,7 +112,9 @@ describe("OFX statements", () => {
       `<OFX>${"<STMTTRN>".repeat(100)}`,
       `<OFX>${"<AGG>".repeat(50)}${"</AGG>".repeat(50)}`,
       `<OFX>${"<A>1".repeat(200_000)}`,
-      `<OFX>${"&amp;".repeat(200_000)}`
+      `<OFX>${"&amp;".repeat(200_000)}`,
+      `<OFX><NAME>${"<![CDATA[]]".repeat(200_000)}`,
+      `<OFX>${"<A><![CDATA[<&]]>".repeat(200_000)}`
     ]
     for (const text of hostile) {
       const started = performance.now()

@@ -246,4 +246,20 @@ describe.each(storeKinds)("finance on %s", (kind) => {
     expect(forbidden.status).toBe(403)
     expect((await ok("GET", `/financial-transactions?account_id=${card}&limit=100`)).data).toHaveLength(3)
   })
+
+  it("imports names and memos held in CDATA sections as written", async () => {
+    const card = (await ok("POST", "/financial-accounts", { name: "Card with CDATA", type: "credit_card" })).id
+    const statement = `<?xml version="1.0" encoding="UTF-8"?>
+<?OFX OFXHEADER="200" VERSION="220"?>
+<OFX><CREDITCARDMSGSRSV1><CCSTMTTRNRS><CCSTMTRS><CURDEF>USD</CURDEF><CCACCTFROM><ACCTID>4000</ACCTID></CCACCTFROM><BANKTRANLIST>
+  <STMTTRN><TRNTYPE>DEBIT</TRNTYPE><DTPOSTED>20240105</DTPOSTED><TRNAMT>-15.00</TRNAMT><FITID>CD1</FITID>
+    <NAME><![CDATA[AT&T <Wireless> &amp; Co]]]></NAME>
+    <MEMO><![CDATA[Plan a]]b
+second line]]></MEMO>
+  </STMTTRN>
+</BANKTRANLIST></CCSTMTRS></CCSTMTTRNRS></CREDITCARDMSGSRSV1></OFX>`
+    expect((await importOfx(card, statement)).body).toMatchObject({ imported: 1, duplicates: 0 })
+    const [stored] = (await ok("GET", `/financial-transactions?account_id=${card}`)).data
+    expect(stored).toMatchObject({ fitid: "CD1", amount: "-15.000000", name: "AT&T <Wireless> &amp; Co]", memo: "Plan a]]b\nsecond line" })
+  })
 })

@@ -78,18 +78,54 @@ type Token =
   | { readonly kind: "close"; readonly name: string }
   | { readonly kind: "text"; readonly text: string }
 
+/**
+ * The text between two tags: character data with its entities decoded, and CDATA
+ * sections (`<![CDATA[…]]>`, which OFX 2.x exporters use for names and memos) kept
+ * verbatim. The whitespace around the value is dropped, the whitespace inside a
+ * CDATA section is part of it.
+ */
+class TextRun {
+  private readonly pieces: Array<{ readonly cdata: boolean; readonly text: string }> = []
+
+  add(text: string, cdata: boolean) {
+    if (text) this.pieces.push({ cdata, text })
+  }
+
+  /** The run's text token, if it holds anything but whitespace; the run starts empty again. */
+  flush(tokens: Array<Token>) {
+    const last = this.pieces.length - 1
+    const text = this.pieces.map((piece, at) => {
+      if (piece.cdata) return piece.text
+      const trimmed = at === 0 && at === last ? piece.text.trim() : at === 0 ? piece.text.trimStart() : at === last ? piece.text.trimEnd() : piece.text
+      return decodeEntities(trimmed)
+    }).join("")
+    this.pieces.length = 0
+    if (text) tokens.push({ kind: "text", text })
+  }
+}
+
+const CDATA_OPEN = "<![CDATA["
+const CDATA_CLOSE = "]]>"
+
 /** Tags and the text between them, from `<OFX>` on; processing instructions, comments and declarations are skipped. */
 const tokenize = (body: string): Array<Token> => {
   const tokens: Array<Token> = []
+  const run = new TextRun()
   let index = 0
   while (index < body.length) {
     const lt = body.indexOf("<", index)
     const end = lt < 0 ? body.length : lt
-    if (end > index) {
-      const text = body.slice(index, end).trim()
-      if (text) tokens.push({ kind: "text", text: decodeEntities(text) })
-    }
+    run.add(body.slice(index, end), false)
     if (lt < 0) break
+    if (body.startsWith(CDATA_OPEN, lt)) {
+      // The section ends at the first `]]>`: a `]` or `]]` before it is content.
+      const close = body.indexOf(CDATA_CLOSE, lt + CDATA_OPEN.length)
+      if (close < 0) throw new OfxError(`unclosed CDATA section at character ${lt}`)
+      run.add(body.slice(lt + CDATA_OPEN.length, close), true)
+      index = close + CDATA_CLOSE.length
+      continue
+    }
+    run.flush(tokens)
     const next = body.charCodeAt(lt + 1)
     if (next === 33 /* ! */ || next === 63 /* ? */) {
       const close = body.startsWith("<!--", lt) ? body.indexOf("-->", lt + 4) : body.indexOf(">", lt + 1)
@@ -110,6 +146,7 @@ const tokenize = (body: string): Array<Token> => {
     if (selfClosing && !closing) tokens.push({ kind: "close", name })
     index = gt + 1
   }
+  run.flush(tokens)
   return tokens
 }
 
