@@ -73,10 +73,30 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
 
   it("refuses private, loopback and http URLs without ERP_WEBHOOKS_ALLOW_PRIVATE, and unknown events", async () => {
     delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
-    for (const url of ["https://10.0.0.1/hooks", "https://127.0.0.1/x", "https://169.254.169.254/latest", "https://[::1]/x", "https://localhost/x", "http://hooks.example.com/x"]) {
+    for (const url of [
+      "https://10.0.0.1/hooks", "https://127.0.0.1/x", "https://169.254.169.254/latest", "https://[::1]/x", "https://localhost/x", "http://hooks.example.com/x",
+      "https://LOCALHOST./x", "https://[2002:7f00:1::]/x", "https://[64:ff9b::a9fe:a9fe]/x", "https://[::ffff:10.0.0.1]/x", "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x"
+    ]) {
       const refused = await host.run(Effect.flip(Effect.flatMap(ResourceEngine, (e) => e.create(webhookEndpoints, admin, { url, events: ["*"] }))))
       expect(refused, url).toMatchObject({ _tag: "Unprocessable", code: "WEBHOOK_URL_REFUSED" })
     }
+    // Over HTTP: the spec's 422 body naming the field, and nothing written; an update is checked the same way.
+    const token = await adminAccessToken(host, tenant.id)
+    for (const url of ["https://LOCALHOST./x", "https://[2002:7f00:1::]/x"]) {
+      const answer = await host.request("POST", "/webhook-endpoints", { token, body: { url, events: ["*"] } })
+      expect(answer.status, url).toBe(422)
+      expect(answer.body, url).toEqual({
+        status_code: 422, error: "Unprocessable Entity", code: "WEBHOOK_URL_REFUSED", message: expect.stringMatching(/^The webhook URL is refused: it must not point at/),
+        details: { fields: { url: [expect.stringMatching(/^must not point at/)] } }
+      })
+    }
+    expect((await host.request("GET", `/webhook-endpoints?url=${encodeURIComponent("https://LOCALHOST./x")}`, { token })).body.data).toEqual([])
+    const kept = await host.request("POST", "/webhook-endpoints", { token, body: { url: "https://hooks.example.com/kept", events: ["*"] } })
+    const moved = await host.request("PATCH", `/webhook-endpoints/${kept.body.id}`, { token, body: { url: "https://[2002:a9fe:a9fe::]/latest" } })
+    expect(moved.status).toBe(422)
+    expect(moved.body.code).toBe("WEBHOOK_URL_REFUSED")
+    expect((await host.request("GET", `/webhook-endpoints/${kept.body.id}`, { token })).body.url).toBe("https://hooks.example.com/kept")
+    expect((await host.request("DELETE", `/webhook-endpoints/${kept.body.id}`, { token })).status).toBe(204)
     for (const events of [["nothing.create"], ["products.archive"], []]) {
       const refused = await host.run(Effect.flip(Effect.flatMap(ResourceEngine, (e) => e.create(webhookEndpoints, admin, { url: "https://hooks.example.com/x", events }))))
       expect(refused._tag, JSON.stringify(events)).toBe("InvalidRequest")

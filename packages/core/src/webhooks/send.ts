@@ -1,7 +1,8 @@
 import { Effect } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
-import { safeLookup } from "./url-safety.js"
+import { isIP } from "node:net"
+import { isPrivateAddress, normalHost, safeLookup } from "./url-safety.js"
 
 /** What a receiver answered, or why no answer came. */
 export interface SendResult {
@@ -19,8 +20,13 @@ export const RESPONSE_KEPT = 4096
  * resolved by `safeLookup`, so the address connected to is the address checked.
  * Interrupting the effect aborts the request.
  */
-export const send = (url: URL, headers: Readonly<Record<string, string>>, body: string, options: { readonly timeoutMs: number; readonly allowPrivate: boolean }) =>
-  Effect.async<SendResult>((resume) => {
+export const send = (url: URL, headers: Readonly<Record<string, string>>, body: string, options: { readonly timeoutMs: number; readonly allowPrivate: boolean }) => {
+  // An address written in the URL is connected to without a lookup: `safeLookup` never sees it.
+  const literal = normalHost(url)
+  if (!options.allowPrivate && isIP(literal) !== 0 && isPrivateAddress(literal)) {
+    return Effect.succeed<SendResult>({ statusCode: null, latencyMs: 0, error: `EPRIVATEADDRESS: ${literal} is a private address`, body: null })
+  }
+  return Effect.async<SendResult>((resume) => {
     const started = performance.now()
     const elapsed = () => Math.round(performance.now() - started)
     let settled = false
@@ -59,3 +65,4 @@ export const send = (url: URL, headers: Readonly<Record<string, string>>, body: 
       request.destroy()
     })
   })
+}
