@@ -25,9 +25,9 @@ const jsonRpcParseError = (message: string, status: number) =>
   HttpServerResponse.unsafeJson({ jsonrpc: "2.0", error: { code: -32700, message }, id: null }, { status })
 
 /**
- * The MCP server over Streamable HTTP at `/` (POST messages, GET the server's stream,
- * DELETE to end a session). The credential is validated on every request before the
- * session is looked at; a 401 carries the challenge that leads a client to discovery.
+ * The MCP server over Streamable HTTP at `/` (POST messages, DELETE to end a session; GET is
+ * 405, as the server sends no messages of its own). The credential is validated on every
+ * request before the session is looked at; a 401 carries the challenge that leads a client to discovery.
  */
 export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
@@ -74,10 +74,9 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
         const web = new Request(new URL(request.url, base), { method: request.method, headers: new Headers(request.headers as Record<string, string>), signal })
         return loadMcp().then(({ serveMcpHttp }) => serveMcpHttp({ request: web, body, identity: identified.right }, { sessions, run, allowedOrigins: origins }))
       })
-      // A GET keeps its event stream open; any other answer is complete, and is passed on as its
-      // bytes rather than as a web stream turned into an Effect stream (that and the tools' spans
-      // were a third of a get_product call's CPU).
-      if (request.method === "GET" || response.body === null) return HttpServerResponse.fromWeb(response)
+      // Every answer is complete, and is passed on as its bytes rather than as a web stream turned
+      // into an Effect stream (that and the tools' spans were a third of a get_product call's CPU).
+      if (response.body === null) return HttpServerResponse.fromWeb(response)
       const bytes = yield* Effect.promise(() => response.arrayBuffer())
       const headers: Record<string, string> = {}
       response.headers.forEach((value, name) => {

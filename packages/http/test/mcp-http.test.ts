@@ -185,6 +185,34 @@ describe.each(storeKinds)("MCP over Streamable HTTP on %s", (kind) => {
     }
   })
 
+  it("answers a GET on a live session at once with 405 (the server sends no messages of its own)", async () => {
+    const token = await jwtOf(ana)
+    const sessionId = await openSession(token)
+    const response = await fetch(host.url, {
+      headers: { accept: "text/event-stream", authorization: `Bearer ${token}`, "mcp-session-id": sessionId, "mcp-protocol-version": "2025-06-18" },
+      signal: AbortSignal.timeout(5_000)
+    })
+    expect(response.status).toBe(405)
+    expect(response.headers.get("allow")).toBe("POST, DELETE")
+    expect((await rpc(response)).error).toMatchObject({ code: -32000, message: expect.stringMatching(/POST/) })
+    // The session goes on serving POSTs.
+    expect((await post(toolsList, { authorization: `Bearer ${token}`, "mcp-session-id": sessionId })).status).toBe(200)
+  })
+
+  it("serves the SDK client, which opens the GET stream after initialize, without a transport error", async () => {
+    const errors: Array<Error> = []
+    const transport = new StreamableHTTPClientTransport(new URL(host.url), { requestInit: { headers: { authorization: `Bearer ${first.token}` } } })
+    transport.onerror = (error) => void errors.push(error)
+    const client = new Client({ name: "agent", version: "1" })
+    await client.connect(transport)
+    // The GET the SDK sent after `notifications/initialized` has been answered by the time a later call is.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(50)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    await transport.terminateSession()
+    await client.close()
+    expect(errors).toEqual([])
+  })
+
   it("asks for a session on anything but initialize, and refuses a second initialize on a session", async () => {
     const token = await jwtOf(ana)
     const bare = await post(toolsList, { authorization: `Bearer ${token}` })

@@ -56,8 +56,11 @@ export const serveMcpHttp = async <R>(input: McpHttpInput, options: McpHttpOptio
   if (!originAllowed(request.headers.get("origin"), options.allowedOrigins)) {
     return jsonRpcError(403, -32000, `Origin ${request.headers.get("origin")} is not allowed to call this MCP server`)
   }
-  if (!["POST", "GET", "DELETE"].includes(request.method)) {
-    return jsonRpcError(405, -32000, "Method not allowed: use POST, GET or DELETE", { allow: "POST, GET, DELETE" })
+  // No stream on GET: the server sends nothing of its own (no notifications, requests or logs;
+  // each answer goes back on its POST), which the transport answers with 405.
+  if (request.method !== "POST" && request.method !== "DELETE") {
+    const why = request.method === "GET" ? "this server sends no messages of its own, so it offers no event stream; " : ""
+    return jsonRpcError(405, -32000, `Method not allowed: ${why}POST messages, DELETE to end a session`, { allow: "POST, DELETE" })
   }
   const caller = callerOf(identity)
   const sessionId = request.headers.get(SESSION_HEADER)
@@ -95,12 +98,11 @@ export const serveMcpHttp = async <R>(input: McpHttpInput, options: McpHttpOptio
 const handle = async <R>(input: McpHttpInput, options: McpHttpOptions<R>, caller: ReturnType<typeof callerOf>): Promise<Response> => {
   const server = makeMcpServer({ caller: Effect.succeed(caller), choosesTenant: caller.choosesTenant, run: options.run })
   // Stateless: the session is ours (above); JSON answers, since no tool streams progress.
-  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true, keepAliveMs: 25_000 })
+  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
   await server.connect(transport)
   const response = await transport.handleRequest(input.request, { parsedBody: input.body })
-  // A POST is answered in full; a GET keeps its stream (and this server) until the client goes.
   // Closed once the SDK has settled the request (its handler's abort controller is let go a few
   // microtasks after the answer): closed before, it aborts that controller, a DOMException each call.
-  if (input.request.method === "POST") setImmediate(() => void server.close().catch(() => undefined))
+  setImmediate(() => void server.close().catch(() => undefined))
   return response
 }
