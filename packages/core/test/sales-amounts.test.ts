@@ -1,4 +1,5 @@
-import { bestRule, documentAmounts, type FiscalRule, resolveTaxes, taxLine, type TaxItem, type TaxRequest, usStateRate } from "@erp/core"
+import { bestRule, documentAmounts, type FiscalRule, resolveTaxes, taxLine, type TaxItem, type TaxRequest, usStateRate, usStateRates } from "@erp/core"
+import * as fs from "node:fs"
 import { describe, expect, it } from "vitest"
 
 /** The arithmetic of sales documents and the built-in tax engine, as pure functions: the combinations HTTP tests do not repeat. */
@@ -75,8 +76,8 @@ describe("the built-in tax engine", () => {
       .toEqual({ tax_code: "ICMS", tax_name: "ICMS", base_amount: "222.233333", rate: "18.000000", amount: "40.002000", jurisdiction: "SP", is_withheld: false, is_included: true, source: "fiscal_rule" })
   })
 
-  it("US: the state's rate from the sales-tax package; none for exempt items, exempt customers, states without sales tax; tenant rules win", () => {
-    expect(usStateRate("CA")).toMatchObject({ state: "CA", rate: "8.250000", source: expect.stringMatching(/^sales-tax@\d/) })
+  it("US: the state's base rate; none for exempt items, exempt customers, states without sales tax; tenant rules win", () => {
+    expect(usStateRate("CA")).toMatchObject({ state: "CA", rate: "7.250000", source: expect.stringMatching(/^California Department of Tax and Fee Administration .*; checked \d{4}-\d{2}-\d{2}$/) })
     expect(usStateRate("OR")?.rate).toBe("0.000000")
     const us = (invoice: Partial<TaxRequest["invoice"]>, items: ReadonlyArray<TaxItem>, rules: ReadonlyArray<FiscalRule> = []) =>
       resolveTaxes({ ...request(rules, invoice, "US"), items }).map((resolved) => resolved.taxes.map((tax) => `${tax.tax_code} ${tax.amount}`))
@@ -87,5 +88,28 @@ describe("the built-in tax engine", () => {
     expect(us({ destination_state_code: null }, [item()])).toEqual([[]])
     expect(us({ destination_state_code: "NY" }, [item()], [rule({ destination_state_code: "NY", taxes: [{ tax_code: "SALES_TAX", tax_name: null, rate: "8.875", base_reduction: "0", is_withheld: false, is_included: false, jurisdiction: "US-NY" }] })]))
       .toEqual([["SALES_TAX 8.875000"]])
+  })
+
+  it("US state base rates: the revenue departments' published general rates, local taxes excluded, by invoice date", () => {
+    const on = (date: string) => Object.fromEntries(usStateRates(date).map((rate) => [rate.state, rate.rate]))
+    expect(on("2026-11-27")).toMatchObject({
+      CA: "7.250000", AZ: "5.600000", LA: "5.000000", NY: "4.000000", TX: "6.250000", NC: "4.750000", NM: "4.875000", SD: "4.200000",
+      UT: "6.100000", VA: "5.300000", NV: "6.850000", NJ: "6.625000", MO: "4.225000", MN: "6.875000", CO: "2.900000", HI: "4.000000",
+      AK: "0.000000", DE: "0.000000", MT: "0.000000", NH: "0.000000", OR: "0.000000"
+    })
+    // Louisiana's rate went from 4.45% to 5% on 2025-01-01: an invoice takes the rate of its date.
+    expect(usStateRate("LA", "2024-12-31")).toMatchObject({ rate: "4.450000", effective_from: null })
+    expect(usStateRate("LA", "2025-01-01")).toMatchObject({ rate: "5.000000", effective_from: "2025-01-01" })
+    expect(usStateRate("PR", "2026-01-01")).toBeUndefined()
+    expect(usStateRate("ca")).toBeUndefined()
+
+    // One rate for each of the catalog's states and DC, none for its territories.
+    const catalog = JSON.parse(fs.readFileSync(new URL("../src/catalogs/data/states.json", import.meta.url), "utf8")) as { records: Array<{ country_code: string; state_code: string; type: string }> }
+    const states = catalog.records.filter((state) => state.country_code === "US" && state.type !== "territory").map((state) => state.state_code).sort()
+    expect(states).toHaveLength(51)
+    expect(usStateRates("2026-11-27").map((rate) => rate.state)).toEqual(states)
+
+    const [[line]] = resolveTaxes({ ...request([], { destination_state_code: "LA", invoice_date: "2025-03-01" }, "US"), items: [item()] }).map((resolved) => resolved.taxes)
+    expect(line).toMatchObject({ tax_name: "LA sales tax, state base rate (local taxes not included)", rate: "5.000000", amount: "5.000000", jurisdiction: "US-LA", source: "us_state_rate" })
   })
 })

@@ -356,14 +356,19 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       expect(Object.keys(wrongState.body.details.fields)).toEqual(["br_data.receiver_city_ibge_code"])
     })
 
-    it("a US tenant: the destination state's sales tax from the data package, overridden by the tenant's rule", async () => {
+    it("a US tenant: the destination state's base sales-tax rate, overridden by the tenant's rule", async () => {
       const us = await host.createTenant("US")
       const buyer = (await ok("POST", "/customers", { legal_name: "Blue Bottle Inc" }, us.token)).id
       const body = { customer_id: buyer, invoice_date: "2024-07-04", destination_state_code: "California", items: [{ item_description: "Beans", quantity: "4", unit_price: "25" }] }
       const packaged = await ok("POST", "/invoices", body, us.token)
       expect(packaged.destination_state_code).toBe("CA")
-      expect(packaged.taxes.map((tax: Record<string, unknown>) => [tax.tax_code, tax.rate, tax.amount, tax.jurisdiction, tax.source])).toEqual([["SALES_TAX", "8.250000", "8.250000", "US-CA", "us_state_rate"]])
-      expect(packaged).toMatchObject({ total_tax: "8.250000", total: "108.250000" })
+      expect(packaged.taxes.map((tax: Record<string, unknown>) => [tax.tax_code, tax.tax_name, tax.rate, tax.amount, tax.jurisdiction, tax.source]))
+        .toEqual([["SALES_TAX", "CA sales tax, state base rate (local taxes not included)", "7.250000", "7.250000", "US-CA", "us_state_rate"]])
+      expect(packaged).toMatchObject({ total_tax: "7.250000", total: "107.250000" })
+      // The rate in force on the invoice date: Louisiana's went from 4.45% to 5% on 2025-01-01.
+      for (const [invoice_date, total_tax] of [["2024-12-31", "4.450000"], ["2025-01-01", "5.000000"]]) {
+        expect(await ok("POST", "/invoices", { ...body, invoice_date, destination_state_code: "LA" }, us.token)).toMatchObject({ total_tax })
+      }
       await addRule(us.id, { name: "California with district tax", destination_state_code: "CA", taxes: [{ tax_code: "SALES_TAX", rate: "9.5", jurisdiction: "US-CA" }] })
       const overridden = await ok("POST", "/invoices", body, us.token)
       expect(overridden).toMatchObject({ total_tax: "9.500000", total: "109.500000" })

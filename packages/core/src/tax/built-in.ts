@@ -51,7 +51,10 @@ export const taxLine = (amount: string, tax: FiscalRule["taxes"][number], source
 
 const EXEMPT_CATEGORIES = new Set(["exempt", "nontaxable", "non_taxable"])
 
-/** A US item without a tenant rule: the destination state's rate from the data package, unless the item or customer is exempt. */
+/**
+ * A US item without a tenant rule: the destination state's base rate on the invoice date, unless
+ * the item or customer is exempt. Local taxes are not in that rate, and the tax's name says so.
+ */
 const stateSalesTax = (item: TaxItem, request: TaxRequest): ItemTaxes => {
   const state = text(request.invoice.destination_state_code)?.toUpperCase() ?? null
   const category = (text(item.us_data.sales_tax_category) ?? text(item.product?.us_data.sales_tax_category))?.toLowerCase() ?? null
@@ -59,12 +62,13 @@ const stateSalesTax = (item: TaxItem, request: TaxRequest): ItemTaxes => {
   if ((category !== null && EXEMPT_CATEGORIES.has(category)) || request.invoice.customer_tax_type === "exempt") {
     return { taxes: [], used: { us_state_rate: null, reason: "exempt", sales_tax_category: category } }
   }
-  const rate = usStateRate(state)
-  if (rate === undefined || new BigNumber(rate.rate).isZero()) return { taxes: [], used: { us_state_rate: rate ?? null } }
+  const rate = usStateRate(state, request.invoice.invoice_date)
+  if (rate === undefined) return { taxes: [], used: { us_state_rate: null, reason: "not a US state or DC" } }
+  if (new BigNumber(rate.rate).isZero()) return { taxes: [], used: { us_state_rate: rate } }
   return {
     taxes: [taxLine(item.amount, {
       tax_code: "SALES_TAX",
-      tax_name: `${state} sales tax`,
+      tax_name: `${state} sales tax, state base rate (local taxes not included)`,
       rate: rate.rate,
       base_reduction: "0",
       is_withheld: false,
@@ -77,7 +81,7 @@ const stateSalesTax = (item: TaxItem, request: TaxRequest): ItemTaxes => {
 
 /**
  * The built-in engine: each item takes the taxes of the tenant's most specific matching
- * fiscal rule; a US item with no rule takes the destination state's sales-tax rate.
+ * fiscal rule; a US item with no rule takes the destination state's base sales-tax rate.
  */
 export const resolveTaxes = (request: TaxRequest): ReadonlyArray<ItemTaxes> =>
   request.items.map((item) => {

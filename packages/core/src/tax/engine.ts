@@ -3,7 +3,7 @@ import type { Unprocessable } from "../errors.js"
 
 /**
  * The tax engine computes an invoice's taxes, item by item. The core ships one
- * (`builtInTaxEngine`: the tenant's fiscal rules and US state rates); an embedding
+ * (`builtInTaxEngine`: the tenant's fiscal rules and US state base rates); an embedding
  * app plugs in its own with a Layer (`layerCore(store, { taxEngine })`). The name of
  * the engine that computed an invoice's taxes is kept in `tax_engine_provider`.
  */
