@@ -608,6 +608,9 @@ describe.each(storeKinds)("list filters on %s", (kind) => {
       expect(await customerKeys("city_id=3550308")).toEqual(["padaria"])
       expect(await customerKeys("state_id=84006")).toEqual(["mercado"])
       expect(await customerKeys("country_id[neq]=76")).toEqual(["mercado", "jose"])
+      expect(await customerKeys("country_code=br")).toEqual(["padaria"])
+      expect(await customerKeys("country_code=US")).toEqual(["mercado"])
+      expect(await customerKeys("country_code[is_null]=true")).toEqual(["jose"])
       expect(await customerKeys("city_id[is_null]=true")).toEqual(["jose"])
     })
 
@@ -637,7 +640,7 @@ describe.each(storeKinds)("list filters on %s", (kind) => {
     it("refuses operators and values that do not fit the customer fields", async () => {
       await badRequest("tax_id[gt]=1", "tax_id[gt]", "/customers")
       await badRequest("city_id=abc", "city_id", "/customers")
-      await badRequest("country_code=BR", "country_code", "/customers")
+      await badRequest("country_code[gt]=BR", "country_code[gt]", "/customers")
       await badRequest("legal_name[is_null]=true", "legal_name[is_null]", "/customers")
     })
   })

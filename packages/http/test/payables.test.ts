@@ -292,6 +292,30 @@ describe.each(storeKinds)("payables on %s", (kind) => {
     expect((await call("PATCH", `/payables/${group[0].id}`, { installments: { count: 2, first_due_date: "2031-01-01", interval_days: 1 } })).status).toBe(400)
   })
 
+  it("takes installment_number and installment_count on a record created alone (moved from another system), 1 ≤ number ≤ count", async () => {
+    for (const resource of ["payables", "receivables"]) {
+      const moved = await ok("POST", `/${resource}`, { amount: "50", due_date: "2031-03-10", installment_number: 2, installment_count: 3 })
+      expect(moved).toMatchObject({ installment_number: 2, installment_count: 3, installment_group_id: null })
+      expect((await get(moved.id, resource))).toMatchObject({ installment_number: 2, installment_count: 3 })
+      const refusals: Array<[Record<string, unknown>, number, string]> = [
+        [{ installment_number: 4, installment_count: 3 }, 422, "installment_number"],
+        [{ installment_number: 2 }, 422, "installment_count"],
+        [{ installment_count: 2 }, 422, "installment_number"],
+        [{ installment_number: 0, installment_count: 3 }, 400, "installment_number"],
+        [{ installment_number: 1, installment_count: 1000 }, 400, "installment_count"],
+        [{ installment_number: 1, installment_count: 2, due_date: undefined, installments: { count: 2, first_due_date: "2031-01-01", interval_days: 30 } }, 422, "installment_number"]
+      ]
+      for (const [extra, status, field] of refusals) {
+        const refused = await call("POST", `/${resource}`, { amount: "50", due_date: "2031-03-10", ...extra })
+        expect(refused.status, JSON.stringify(refused.body)).toBe(status)
+        expect(refused.body.details.fields).toHaveProperty(field)
+      }
+      const patched = await call("PATCH", `/${resource}/${moved.id}`, { installment_number: 1 })
+      expect(patched.status).toBe(400)
+      expect(patched.body.code).toBe("READ_ONLY_FIELD")
+    }
+  })
+
   it("checks every reference inside the tenant and the catalogs' scope: 422 naming the field", async () => {
     const foreignSupplier = await ok("POST", "/suppliers", { legal_name: "Alheio" }, other.token)
     const cases: Array<[Record<string, unknown>, string]> = [

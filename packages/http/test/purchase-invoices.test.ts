@@ -25,7 +25,7 @@ describe.each(storeKinds)("purchase invoices on %s", (kind) => {
       supplier_id: supplier,
       reference_code: randomUUID().slice(0, 6),
       issue_date: "2024-01-10",
-      items: [{ description: "Café em grãos 1 kg", quantity: "10", unit_price: "52.50" }, { description: "Frete", quantity: "1", unit_price: "25", discount_amount: "5" }],
+      items: [{ item_description: "Café em grãos 1 kg", quantity: "10", unit_price: "52.50" }, { item_description: "Frete", quantity: "1", unit_price: "25", discount_amount: "5" }],
       ...body
     })
   const feed = async (id: string) => (await ok("GET", `/events?resource_id=${id}&limit=100`)).data.map((event: { type: string }) => event.type)
@@ -70,6 +70,27 @@ describe.each(storeKinds)("purchase invoices on %s", (kind) => {
     expect(bad.body.details.fields).toHaveProperty("access_key")
     expect((await call("POST", "/purchase-invoices", { supplier_id: supplier, issue_date: "2024-01-10", access_key: ACCESS_KEY, items: [{ description: "x", quantity: "1", unit_price: "1" }] })).status).toBe(409)
     expect((await call("POST", "/purchase-invoices", { supplier_id: supplier, issue_date: "2024-01-10", items: [] })).status).toBe(400)
+  })
+
+  it("names an item's text item_description as every document does, takes the product's name without one, and still takes description (deprecated)", async () => {
+    const product = await ok("POST", "/products", { name: "Filtro de papel 103" })
+    const created = await invoice({
+      items: [
+        { item_description: "Café em grãos 1 kg", quantity: "1", unit_price: "10" },
+        { description: "Frete", quantity: "1", unit_price: "5" },
+        { product_id: product.id, quantity: "2", unit_price: "3" }
+      ]
+    })
+    expect(created.items.map((item: Record<string, unknown>) => item.item_description)).toEqual(["Café em grãos 1 kg", "Frete", "Filtro de papel 103"])
+    expect(created.items[0]).not.toHaveProperty("description")
+    const patched = await ok("PATCH", `/purchase-invoices/${created.id}`, { items: [{ id: created.items[0].id, description: "Café moído" }, { id: created.items[1].id }, { id: created.items[2].id }] })
+    expect(patched.items[0].item_description).toBe("Café moído")
+    const both = await call("POST", "/purchase-invoices", { supplier_id: supplier, issue_date: "2024-01-10", items: [{ item_description: "a", description: "b", quantity: "1", unit_price: "1" }] })
+    expect(both.status).toBe(400)
+    expect(both.body.details.fields).toHaveProperty(["items.0.description"])
+    const neither = await call("POST", "/purchase-invoices", { supplier_id: supplier, issue_date: "2024-01-10", items: [{ quantity: "1", unit_price: "1" }] })
+    expect(neither.status).toBe(400)
+    expect(neither.body.details.fields).toHaveProperty(["items.0.item_description"])
   })
 
   it("refuses a payables plan that does not add up, and makes installments of the total", async () => {

@@ -78,6 +78,22 @@ describe.each(storeKinds)("resource contract on %s", (kind) => {
       }
     })
 
+    it("filters by every scalar field it answers, and the record's own value finds it", async () => {
+      const record = (await create(owner.token)) as unknown as Record<string, unknown>
+      const storedScalar = (field: string) => resource.columns[field] !== undefined && resource.columns[field] !== "jsonb"
+      const scalar = Object.entries(record).filter(([field, value]) => (value === null ? storedScalar(field) : ["string", "number", "boolean"].includes(typeof value)))
+      for (const [field, value] of scalar) {
+        const filter = resource.filters[field]
+        expect(filter, `${name}.${field} is not filterable`).toBeDefined()
+        if (value === null) continue
+        // An answered datetime is the stored one cut to milliseconds: the stored one is at or after it.
+        const condition = filter.type === "datetime" ? `${field}[gte]=${encodeURIComponent(String(value))}` : `${field}=${encodeURIComponent(String(value))}`
+        const list = await host.request("GET", `/${name}?${condition}&id=${record.id}`, { token: owner.token })
+        expect(list.status, `${condition}: ${JSON.stringify(list.body)}`).toBe(200)
+        expect(list.body.data.map((row: { id: string }) => row.id), condition).toEqual([record.id])
+      }
+    })
+
     it("hides another tenant's record behind 404 on every operation", async () => {
       const record = await create(owner.token)
       for (const [method, body] of [["GET"], ["PATCH", {}], ["DELETE"]] as const) {

@@ -182,7 +182,23 @@ describe.each(storeKinds)("sales documents on %s", (kind) => {
       ]
       for (const [query, expected] of cases) expect(await found(query), query).toEqual(expected)
       expect((await ok("GET", `/sales-orders?customer_id[neq]=${buyer}&reference_code[contains]=PV-FILTER`)).data).toEqual([])
-      for (const query of ["total=1", "has_active_invoice[contains]=x", "order_date=yesterday"]) expect((await call("GET", `/sales-orders?${query}`)).status, query).toBe(400)
+      expect(await found("total[gte]=100&total[lt]=100.000001")).toEqual([a.id, b.id])
+      for (const query of ["no_such_field=1", "has_active_invoice[contains]=x", "order_date=yesterday", "total=lots"]) expect((await call("GET", `/sales-orders?${query}`)).status, query).toBe(400)
+    })
+
+    it("takes the product's name for an item sent without item_description, on quotes, orders and invoices; neither is a 400 naming the item", async () => {
+      const items = [{ product_id: espresso, quantity: "1", unit_price: "10" }, { product_id: grinder, item_description: "Moedor revisado", quantity: "1", unit_price: "5" }]
+      for (const path of ["/quotes", "/sales-orders", "/invoices"]) {
+        const header = path === "/invoices" ? { invoice_date: "2024-05-10" } : {}
+        const document = await ok("POST", path, { customer_id: customer, ...header, items })
+        expect(document.items.map((item: { item_description: string }) => item.item_description), path).toEqual(["Espresso 1 kg", "Moedor revisado"])
+        const refused = await call("POST", path, { customer_id: customer, ...header, items: [{ quantity: "1", unit_price: "1" }] })
+        expect(refused.status, path).toBe(400)
+        expect(refused.body.details.fields, path).toEqual({ "items.0.item_description": ["is required unless product_id is given"] })
+        const unknown = await call("POST", path, { customer_id: customer, ...header, items: [{ product_id: "00000000-0000-4000-8000-000000000000", quantity: "1", unit_price: "1" }] })
+        expect(unknown.status, path).toBe(422)
+        expect(unknown.body.details.fields, path).toHaveProperty(["items.0.product_id"])
+      }
     })
 
     it("generates receivables for the total; has_active_receivables flips as they appear and are deleted", async () => {

@@ -89,13 +89,19 @@ describe.each(storeKinds)("suppliers on %s", (kind) => {
       city_id: SAO_PAULO.id
     })
     await suppliers.create({ reference_code: `OTHER-${tag}` })
+    await suppliers.create({ reference_code: `US-${tag}`, country_code: "US" })
+    const american = await suppliers.list(`&country_code=US&reference_code[contains]=${tag}`)
+    expect(american.body.data.map((row: { reference_code: string }) => row.reference_code)).toEqual([`US-${tag}`])
     for (const query of [
       `address_line1[contains]=${tag}`,
       `account_number=77-${tag}`,
       `reference_code=SUP-${tag}`,
       `branch_number=0042&account_type=savings&reference_code[contains]=${tag}`,
       `city_id=${SAO_PAULO.id}&reference_code[contains]=${tag}`,
-      `country_id=76&reference_code[contains]=${tag}`
+      `country_id=76&reference_code[contains]=${tag}`,
+      `country_code=BR&reference_code[contains]=${tag}`,
+      `country_code=br&reference_code[contains]=${tag}`,
+      `country_code[neq]=US&reference_code[contains]=${tag}&reference_code[neq]=OTHER-${tag}`
     ]) {
       const page = await suppliers.list(`&${query}`)
       expect(page.status, query).toBe(200)

@@ -26,7 +26,7 @@ export const banks = defineResource({
     official_name: textField({ nullable: true }),
     swift_code: textField({ nullable: true, filter: { caseInsensitive: true } }),
     country_code: textField({ filter: { sql: "r.country_code::text", caseInsensitive: true } }),
-    logo_url: textField({ nullable: true, filter: false }),
+    logo_url: textField({ nullable: true }),
     aliases: stored("jsonb", Schema.Array(Schema.String), { array: true, filter: true }),
     is_active: boolField(),
     display_order: intField({ filter: { sortable: true } }),

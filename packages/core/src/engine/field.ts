@@ -110,6 +110,8 @@ export interface Field<R = unknown, I = unknown> {
   readonly children?: ChildrenSpec
   /** Set by the create's rules and answered by that create only, never stored (a generated secret); `null` when read. */
   readonly revealed?: boolean
+  /** Deprecated names a client may still send for this field; the engine renames them before decoding. */
+  readonly aliases?: ReadonlyArray<string>
   readonly description?: string
 }
 
@@ -174,11 +176,13 @@ interface Common {
   /** `false`: clients cannot write it (computed or system). Default `both`. */
   readonly input?: InputRole | false
   readonly required?: boolean
-  /** `true`, or filter options; `false` (default for most) leaves it unfilterable. */
+  /** Filter options; a field that is answered filters as its type allows unless this is `false`. */
   readonly filter?: boolean | FilterOptions
   readonly description?: string
   /** Stored but not answered (e.g. a key whose record is embedded instead). */
   readonly hidden?: boolean
+  /** Deprecated input names still accepted for this field. */
+  readonly aliases?: ReadonlyArray<string>
 }
 
 const filterFrom = (type: FieldType | undefined, nullable: boolean, option: boolean | FilterOptions | undefined, extra: Partial<FilterField> = {}): FilterField | undefined => {
@@ -227,7 +231,7 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
   const output: Schema.Schema<any, any> = nullable ? Schema.NullOr(spec.output) : spec.output
   const role = spec.input ?? "both"
   const filterType = spec.array ? "string" : FILTER_TYPE[spec.type]
-  const filter = filterFrom(filterType, nullable, spec.filter, spec.array ? { array: true } : {})
+  const filter = filterFrom(filterType, nullable, spec.filter ?? !spec.hidden, spec.array ? { array: true } : {})
   const field: Field<unknown, unknown> = {
     ...(spec.hidden ? {} : { output: describe(output, spec.description) }),
     ...(spec.read ? { read: spec.read } : spec.hidden ? { read: output } : {}),
@@ -248,6 +252,7 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
     ...(spec.inputOnlyKeys ? { inputOnlyKeys: spec.inputOnlyKeys } : {}),
     ...(spec.blockFilters ? { blockFilters: spec.blockFilters } : {}),
     ...(spec.normalize ? { normalize: spec.normalize } : {}),
+    ...(spec.aliases ? { aliases: spec.aliases } : {}),
     ...(spec.description ? { description: spec.description } : {})
   }
   return field as Field<N extends true ? R | null : R, I>
@@ -276,7 +281,7 @@ export const expression = <R, N extends boolean = false>(spec: {
 }): Field<N extends true ? R | null : R, never> => {
   const nullable: boolean = spec.nullable ?? false
   const output: Schema.Schema<any, any> = nullable ? Schema.NullOr(spec.output) : spec.output
-  const filter = filterFrom(FILTER_TYPE[spec.type], nullable, spec.filter, { sql: spec.sql })
+  const filter = filterFrom(FILTER_TYPE[spec.type], nullable, spec.filter ?? true, { sql: spec.sql })
   return {
     output: describe(output, spec.description),
     ...(spec.read ? { read: spec.read } : {}),

@@ -391,10 +391,35 @@ const columnsOf = (fields: Fields): Record<string, ColumnType> =>
 const writableOf = (fields: Fields): ReadonlyArray<string> =>
   entries(fields).filter(([, field]) => field.column && !field.column.generated && !field.column.virtual).map(([name]) => name)
 
+/**
+ * An embed that answers one value of the other record (a supplier's `country_code`, the
+ * country's `iso2`) filters as that value does: the other record's filter, read through
+ * the key in a sub-select.
+ */
+const embeddedValueFilter = (owner: string, name: string, field: AnyField): FilterField | undefined => {
+  const embed = field.embed
+  if (!embed || embed.kind !== "one" || typeof embed.pick !== "string") return undefined
+  const target = embed.resource() as AnyResource | undefined
+  if (!target) throw new Error(`${owner}.${name}: the resource it embeds is not defined yet; import it before ${owner}`)
+  const inner = target.filters[embed.pick]
+  if (!inner) return undefined
+  const value = (inner.sql ?? `r.${embed.pick}`).replace(/\br\./g, "e.")
+  const sameTenant = isTenantOwned(target) ? " AND e.tenant_id = r.tenant_id" : ""
+  return {
+    type: inner.type,
+    nullable: true,
+    ...(inner.caseInsensitive ? { caseInsensitive: true } : {}),
+    ...(inner.operators ? { operators: inner.operators } : {}),
+    sql: `(SELECT ${value} FROM ${target.table} e WHERE e.id = r.${embed.key}${sameTenant})`
+  }
+}
+
 /** Filters of the fields, plus the keys inside jsonb blocks that declare them. */
-const filtersOf = (fields: Fields): Record<string, FilterField> => {
+const filtersOf = (owner: string, fields: Fields): Record<string, FilterField> => {
   const filters: Record<string, FilterField> = {}
   for (const [name, field] of entries(fields)) {
+    const embedded = field.filter ? undefined : embeddedValueFilter(owner, name, field)
+    if (embedded) filters[name] = embedded
     if (field.filter) filters[name] = field.column?.sql && !field.filter.sql ? { ...field.filter, sql: field.column.sql } : field.filter
     for (const [key, type] of Object.entries(field.blockFilters ?? {})) {
       const text = `(r.${name}->>'${key}')`
@@ -510,7 +535,7 @@ export const defineResource = <F extends Fields>(declaration: ResourceDeclaratio
     identifier,
     idType: fields.id?.column?.type === "integer" ? "integer" : "uuid",
     record,
-    filters: { ...filtersOf(fields), ...declaration.filters },
+    filters: { ...filtersOf(declaration.name, fields), ...declaration.filters },
     columns: columnsOf(fields),
     writable: writableOf(fields),
     readOnly: readOnlyNames(fields),

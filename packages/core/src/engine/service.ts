@@ -7,6 +7,7 @@ import { SecretBox } from "../secrets/secret-box.js"
 import { type Conflict, type FieldErrors, type PreconditionFailed, type Forbidden, invalid, type InvalidRequest, NotFound, type Unprocessable, unprocessable } from "../errors.js"
 import { Conflict as ConflictError } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
+import { renameAliases } from "./aliases.js"
 import { decodeBody } from "./decode.js"
 import { checkUntrustedParams } from "./untrusted-input.js"
 import { applyExpansions, parseExpand, withoutExpand } from "./expand.js"
@@ -117,11 +118,16 @@ const isObject = (value: unknown): value is Row => typeof value === "object" && 
  * Fields the server computes, sent by a client: refused by name before anything
  * else (400), children included (`items.0.total`).
  */
-const refuseReadOnly = (resource: AnyResource, body: unknown): Effect.Effect<void, InvalidRequest> => {
+const refuseReadOnly = (resource: AnyResource, body: unknown, operation: "create" | "update"): Effect.Effect<void, InvalidRequest> => {
   if (!isObject(body)) return Effect.void
   const fields: Record<string, Array<string>> = {}
   for (const name of resource.readOnly) {
     if (Object.prototype.hasOwnProperty.call(body, name)) fields[name] = ["is read-only: the server sets it"]
+  }
+  if (operation === "update") {
+    for (const [name, field] of Object.entries(resource.fields)) {
+      if (field.input?.on === "create" && field.output && Object.prototype.hasOwnProperty.call(body, name)) fields[name] = ["is set when the record is created and cannot change"]
+    }
   }
   for (const collection of resource.children) {
     const items = body[collection.name]
@@ -661,8 +667,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           Effect.gen(function* () {
             yield* authorize(principal, resource.name, "create", resource.adminOnly)
             const write = yield* writable(resource)
-            yield* refuseReadOnly(resource, body)
-            return (yield* decodeBody(write.createInput, body)) as Row
+            const named = yield* renameAliases(resource, body)
+            yield* refuseReadOnly(resource, named, "create")
+            return (yield* decodeBody(write.createInput, named)) as Row
           })
 
         /** One record from a decoded input, inside the caller's unit of work; `values` are stored fields only the server sets. */
@@ -740,8 +747,9 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             yield* authorize(principal, resource.name, "update", resource.adminOnly)
             const write = yield* writable(resource)
             const checked = yield* requireId(resource, id)
-            yield* refuseReadOnly(resource, body)
-            return { id: checked, input: (yield* decodeBody(write.updateInput, body)) as Row }
+            const named = yield* renameAliases(resource, body)
+            yield* refuseReadOnly(resource, named, "update")
+            return { id: checked, input: (yield* decodeBody(write.updateInput, named)) as Row }
           })
 
         /** An update inside the caller's unit of work; `values` are stored fields only the server sets. */

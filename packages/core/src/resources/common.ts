@@ -93,6 +93,8 @@ interface TextOptions<N extends boolean> {
   readonly filter?: boolean | FilterOptions
   readonly input?: "both" | "create"
   readonly description?: string
+  /** Deprecated input names still accepted. */
+  readonly aliases?: ReadonlyArray<string>
 }
 
 /** Text stored as `text`, trimmed on input, at most `max` characters. */

@@ -21,6 +21,16 @@ export const customers = defineResource({
     }),
     country_code: inputOnly(CountryText, { nullable: true })
   }),
+  // Customers answer the country as an object; they filter by its code as suppliers do.
+  filters: {
+    country_code: {
+      type: "string",
+      nullable: true,
+      caseInsensitive: true,
+      sql: "(SELECT e.iso2 FROM countries e WHERE e.id = r.country_id)",
+      description: "ISO 3166-1 alpha-2 code of the country"
+    }
+  },
   defaultSort: { field: "created_at", order: "asc" },
   search: { payload: true },
   writes: {

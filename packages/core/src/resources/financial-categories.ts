@@ -79,6 +79,11 @@ export const financialCategories = defineResource({
   defaultSort: { field: "position", order: "asc" },
   search: { payload: true },
   writes: { example: { name: "Despesas administrativas", type: "expense", code: "2.01", position: 1 } },
+  // Refused before the write: the table's own check would refuse it too, but without naming the field.
+  rules: (draft) =>
+    draft.current !== undefined && draft.values.parent_id === draft.current.id
+      ? refuse("parent_id", "is the category itself: a category cannot be its own parent", "CATEGORY_CYCLE")
+      : Effect.succeed(draft),
   afterWrite: ({ resource, operation, id, draft, store }) =>
     Effect.gen(function* () {
       const current = draft.current

@@ -27,12 +27,12 @@ const taxFields = {
     inputSchema: upper(Code(/^\s*[A-Za-z][A-Za-z0-9_]{1,19}\s*$/, "must be a tax code such as ICMS, IPI, PIS, COFINS, ISS, IBS, CBS", `Tax code: ${KNOWN_TAX_CODES.join(", ")} or another`)),
     required: true
   }),
-  tax_name: text(100, { nullable: true, filter: false }),
-  rate: money({ required: true, filter: false, description: "Percent: \"18\" is 18 %" }),
-  base_reduction: money({ filter: false, description: "Percent of the base taken off before the rate applies (0 to 100)" }),
-  is_withheld: flag({ filter: false, description: "Withheld by the customer (retido): counts in withheld_total" }),
-  is_included: flag({ filter: false, description: "Already inside the price (por dentro): not added to the invoice total" }),
-  jurisdiction: text(60, { nullable: true, filter: false }),
+  tax_name: text(100, { nullable: true }),
+  rate: money({ required: true, description: "Percent: \"18\" is 18 %" }),
+  base_reduction: money({ description: "Percent of the base taken off before the rate applies (0 to 100)" }),
+  is_withheld: flag({ description: "Withheld by the customer (retido): counts in withheld_total" }),
+  is_included: flag({ description: "Already inside the price (por dentro): not added to the invoice total" }),
+  jurisdiction: text(60, { nullable: true }),
   position: stored("integer", Schema.Int),
   created_at: timestamp(),
   updated_at: timestamp()
@@ -68,7 +68,7 @@ export const fiscalRulesBr = defineResource({
   fields: {
     id: id(),
     name: text(200, { required: true, filter: { sortable: true } }),
-    description: freeText(2000, { filter: false }),
+    description: freeText(2000, {}),
     ncm_prefix: codeColumn(Code(/^\d{1,8}$/, "must be 1 to 8 digits of an NCM code", "Matches items whose NCM starts with these digits"), "Matches items whose NCM starts with these digits"),
     cfop: codeColumn(Code(/^\d{4}$/, "must be a CFOP of 4 digits", "CFOP of 4 digits"), "Matches items with this CFOP"),
     operation_type: text(40, { nullable: true, description: "Matches invoices of this operation type" }),

@@ -6,6 +6,13 @@ import { DateString } from "./common.js"
 /** The most installments one request creates. */
 export const MAX_INSTALLMENTS = 120
 
+/** The highest installment number or count a record may carry (a plan made elsewhere may be longer than ours). */
+export const MAX_INSTALLMENT_POSITION = 999
+
+export const InstallmentPosition = Schema.Int.pipe(
+  Schema.between(1, MAX_INSTALLMENT_POSITION, { message: () => `must be a whole number from 1 to ${MAX_INSTALLMENT_POSITION}` })
+)
+
 const Count = Schema.Int.pipe(Schema.between(1, MAX_INSTALLMENTS, { message: () => `must be a whole number from 1 to ${MAX_INSTALLMENTS}` }))
 
 /**

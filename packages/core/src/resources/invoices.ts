@@ -33,6 +33,7 @@ import {
   round,
   storeOf
 } from "./sales-documents.js"
+import { describeItems } from "./item-descriptions.js"
 import { resourceNamed } from "../engine/registry.js"
 
 export const INVOICE_STATUSES = ["draft", "issued", "cancelled"] as const
@@ -116,7 +117,7 @@ const items = children({
   parentKey: "invoice_id",
   fields: itemFields("invoice_id", undefined, {
     sales_order_item_id: column({ type: "uuid", output: Schema.String, nullable: true, input: false, description: "The sales order item it was copied from" }),
-    po_number: text(60, { nullable: true, filter: false, description: "The customer's purchase order number" }),
+    po_number: text(60, { nullable: true, description: "The customer's purchase order number" }),
     tax_resolution_id: column({ type: "uuid", output: Schema.String, nullable: true, input: false, description: "The snapshot of the inputs its taxes were computed from" }),
     br_data: recordBlock({ identifier: "InvoiceItemBrData", owner: "invoice_item_id", keys: itemBrKeys, input: ItemBrDataInput }),
     us_data: recordBlock({ identifier: "InvoiceItemUsData", owner: "invoice_item_id", keys: keysOf(["hts_code", "tax_code", "sales_tax_category"]), input: ItemUsDataInput }),
@@ -304,7 +305,7 @@ const rules = (draft: Draft, context: WriteContext) =>
       return yield* Effect.fail(unprocessable("An invoice needs a customer", { customer_id: ["is required (or send sales_order_id)"] }, "VALIDATION_FAILED"))
     }
     const problems = new Problems()
-    const discounted = discountRules(copied, problems)
+    const discounted = discountRules(yield* describeItems(copied, context), problems)
     if (problems.any) return yield* problems.fail("The invoice cannot be saved")
     const placed = yield* resolveGeography(yield* fromCustomer(discounted, context), context)
     return needsTaxes(placed) ? yield* resolveInvoiceTaxes(placed, context) : placed
@@ -386,19 +387,19 @@ export const invoices = defineResource({
     destination_country_code: text(100, { nullable: true, description: "ISO2, ISO3, numeric code or name; stored as ISO2" }),
     customer_tax_type: text(40, { nullable: true, description: "individual, company, exempt (no US sales tax) or another label" }),
     salesperson_name: text(255, { nullable: true }),
-    fiscal_notes: freeText(5000, { filter: false }),
-    internal_notes: freeText(5000, { filter: false }),
+    fiscal_notes: freeText(5000, {}),
+    internal_notes: freeText(5000, {}),
     ...discountFields(),
     tax_engine_provider: column({ type: "text", output: Schema.String, nullable: true, input: false, filter: true, description: "The tax engine that computed the taxes" }),
     sales_order_id: reference((): ResourceRef => resourceNamed("sales-orders"), { input: "create", description: "Make the invoice from this sales order: its customer and items are copied" }),
     items,
     taxes: expression({ sql: TAXES_SQL, type: "jsonb", output: Schema.Array(TaxRecord), description: "The items' taxes, computed by the tax engine" }),
-    subtotal: money({ input: false, filter: false }),
-    items_discount: money({ input: false, filter: false }),
-    total_discount: money({ input: false, filter: false }),
-    total_tax: money({ input: false, filter: false, description: "Σ of the taxes (included in the prices or not)" }),
-    withheld_total: money({ input: false, filter: false, description: "Σ of the withheld taxes" }),
-    net_receivable_total: money({ input: false, filter: false, description: "total − withheld_total: what the customer pays" }),
+    subtotal: money({ input: false }),
+    items_discount: money({ input: false }),
+    total_discount: money({ input: false }),
+    total_tax: money({ input: false, description: "Σ of the taxes (included in the prices or not)" }),
+    withheld_total: money({ input: false, description: "Σ of the withheld taxes" }),
+    net_receivable_total: money({ input: false, description: "total − withheld_total: what the customer pays" }),
     total: money({ input: false, filter: { sortable: true }, description: "subtotal − total_discount + taxes not included in the prices" }),
     br_data: recordBlock({
       identifier: "InvoiceBrData",

@@ -1,12 +1,13 @@
 import { Effect, ParseResult, Schema } from "effect"
 import { children } from "../engine/children.js"
 import { column, embedMany, embedOne, id, inputOnly, type ResourceRef, stored, timestamp, timestamps, withInput } from "../engine/field.js"
-import { type AnyResource, type Computed, type Draft, defineResource, type RecordType, type Row, type WriteHookContext } from "../engine/resource.js"
+import { type AnyResource, type Computed, type Draft, defineResource, type RecordType, type Row, type WriteContext, type WriteHookContext } from "../engine/resource.js"
 import { unprocessable } from "../errors.js"
 import { decimal, formatDecimal, NonNegativeDecimal } from "../money/decimal.js"
 import { DateString, date, freeText, metadata, money, Problems, reference, Text, text, Uuid } from "./common.js"
 import { financialCategories } from "./financial-categories.js"
 import { InstallmentPlan, MAX_INSTALLMENTS } from "./installments.js"
+import { describeItems } from "./item-descriptions.js"
 import { payables } from "./payables.js"
 import { products } from "./products.js"
 import { suppliers } from "./suppliers.js"
@@ -74,7 +75,7 @@ const itemFields = {
   id: id(),
   purchase_invoice_id: stored("uuid", Schema.String),
   product_id: reference((): ResourceRef => products),
-  description: text(500, { required: true }),
+  item_description: text(1000, { aliases: ["description"], description: "Required unless product_id is given: the product's name then. Also accepted as description (deprecated)" }),
   quantity: money({ required: true }),
   unit_price: money({ required: true }),
   discount_amount: money({}),
@@ -98,8 +99,9 @@ const totals = (draft: Draft): Computed => {
   return { values: { items_total: formatDecimal(itemsTotal), total: formatDecimal(total) }, children: { items } }
 }
 
-const rules = (draft: Draft) =>
+const rules = (given: Draft, context: WriteContext) =>
   Effect.gen(function* () {
+    const draft = yield* describeItems(given, context)
     const problems = new Problems()
     ;(draft.children.items ?? []).forEach((item, index) => {
       if (amount(item.values.discount_amount).gt(amount(item.values.quantity).times(amount(item.values.unit_price)))) {
@@ -199,13 +201,13 @@ export const purchaseInvoices = defineResource({
     issue_date: date({ required: true, filter: { sortable: true } }),
     entry_date: date({ nullable: true, filter: { sortable: true }, description: "When the goods or services were received" }),
     items: children({ table: "purchase_invoice_items", parentKey: "purchase_invoice_id", fields: itemFields, identifier: "PurchaseInvoiceItem", maxItems: 500, required: true }),
-    items_total: money({ input: false, filter: false }),
-    discount_amount: money({ filter: false }),
-    freight_amount: money({ filter: false }),
-    other_amount: money({ filter: false, description: "Taxes and other charges added to the items (IPI, ICMS-ST, insurance)" }),
+    items_total: money({ input: false }),
+    discount_amount: money({}),
+    freight_amount: money({}),
+    other_amount: money({ description: "Taxes and other charges added to the items (IPI, ICMS-ST, insurance)" }),
     total: money({ input: false, filter: { sortable: true } }),
     financial_category_id: reference((): ResourceRef => financialCategories),
-    notes: freeText(2000, { filter: false }),
+    notes: freeText(2000, {}),
     payables: withInput(
       embedMany({ foreignKey: "purchase_invoice_id", resource: () => payables, output: PayableSummary, pick: ["id", "record_number", "status", "amount", "due_date", "paid_at", "installment_number", "installment_count"] }),
       PayablesPlan
@@ -223,7 +225,7 @@ export const purchaseInvoices = defineResource({
       reference_code: "1234",
       series: "1",
       issue_date: "2024-01-10",
-      items: [{ description: "Café em grãos 1 kg", quantity: "10", unit_price: "52.50" }],
+      items: [{ item_description: "Café em grãos 1 kg", quantity: "10", unit_price: "52.50" }],
       freight_amount: "25.00",
       payables: [{ amount: "300.00", due_date: "2024-02-10" }, { amount: "250.00", due_date: "2024-03-10" }]
     },

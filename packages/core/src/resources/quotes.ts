@@ -1,10 +1,11 @@
 import { Effect, Schema } from "effect"
 import { children } from "../engine/children.js"
 import { column, id, timestamps } from "../engine/field.js"
-import { type AnyResource, type Computed, type Draft, defineResource, type RecordType } from "../engine/resource.js"
+import { type AnyResource, type Computed, type Draft, defineResource, type RecordType, type WriteContext } from "../engine/resource.js"
 import { customers } from "./customers.js"
 import { date, freeText, metadata, money, Problems, text } from "./common.js"
 import { amountValues, customerFields, discountFields, discountRules, documentAmounts, fullProduct, itemFields } from "./sales-documents.js"
+import { describeItems } from "./item-descriptions.js"
 
 /** The tenant's today, for a SQL expression over a row `r` of a tenant table. */
 export const TENANT_TODAY_SQL = "(SELECT (now() AT TIME ZONE t.time_zone)::date FROM tenants t WHERE t.id = r.tenant_id)"
@@ -19,10 +20,10 @@ const compute = (draft: Draft): Computed => {
   return { values: amountValues(amounts, false), children: { items: amounts.items } }
 }
 
-const rules = (draft: Draft) =>
+const rules = (draft: Draft, context: WriteContext) =>
   Effect.gen(function* () {
     const problems = new Problems()
-    const next = discountRules(draft, problems)
+    const next = discountRules(yield* describeItems(draft, context), problems)
     const { quote_date, valid_until } = next.values
     if (quote_date && valid_until && String(valid_until) < String(quote_date)) problems.add("valid_until", "is before quote_date")
     if (problems.any) return yield* problems.fail("The quote cannot be saved")
@@ -57,7 +58,7 @@ export const quotes = defineResource({
     valid_until: date({ nullable: true, filter: { sortable: true } }),
     salesperson_name: text(255, { nullable: true }),
     estimated_delivery_date: date({ nullable: true, filter: { sortable: true } }),
-    description: freeText(5000, { filter: false }),
+    description: freeText(5000, {}),
     items: children({
       table: "quote_items",
       parentKey: "quote_id",
@@ -67,9 +68,9 @@ export const quotes = defineResource({
       softDelete: true,
       description: "On PATCH, the complete new list: items with an id are kept and changed, new ones added, missing ones removed"
     }),
-    subtotal: money({ input: false, filter: false }),
+    subtotal: money({ input: false }),
     ...discountFields(),
-    total_discount: money({ input: false, filter: false }),
+    total_discount: money({ input: false }),
     total: money({ input: false, filter: { sortable: true } }),
     metadata: metadata(),
     ...timestamps()

@@ -60,12 +60,12 @@ export const itemFields = <Extra extends Fields>(parentKey: string, product: Fie
   id: id(),
   [parentKey]: stored("uuid", Schema.String),
   product_id: reference((): ResourceRef => products),
-  item_description: text(1000, { required: true, filter: false }),
-  quantity: money({ required: true, filter: false, description: "More than zero" }),
-  unit_price: money({ required: true, filter: false }),
-  discount_amount: money({ filter: false, description: "Taken off this item's subtotal" }),
-  subtotal: money({ input: false, filter: false, description: "quantity × unit_price" }),
-  total: money({ input: false, filter: false, description: "subtotal − discount_amount" }),
+  item_description: text(1000, { description: "Required unless product_id is given: the product's name then" }),
+  quantity: money({ required: true, description: "More than zero" }),
+  unit_price: money({ required: true }),
+  discount_amount: money({ description: "Taken off this item's subtotal" }),
+  subtotal: money({ input: false, description: "quantity × unit_price" }),
+  total: money({ input: false, description: "subtotal − discount_amount" }),
   position: stored("integer", Schema.Int),
   ...extra,
   ...(product ? { product } : {}),
@@ -75,8 +75,8 @@ export const itemFields = <Extra extends Fields>(parentKey: string, product: Fie
 
 /** Header discount fields: an amount or a percent rate, never both. */
 export const discountFields = () => ({
-  discount_amount: money({ nullable: true, filter: false, description: "A discount on the whole document (send this or discount_rate)" }),
-  discount_rate: money({ nullable: true, filter: false, description: "A discount on the whole document, in percent of the items' total: \"10\" is 10 % (send this or discount_amount)" })
+  discount_amount: money({ nullable: true, description: "A discount on the whole document (send this or discount_rate)" }),
+  discount_rate: money({ nullable: true, description: "A discount on the whole document, in percent of the items' total: \"10\" is 10 % (send this or discount_amount)" })
 })
 
 export type ItemAmounts = Readonly<{ subtotal: string; total: string }> & Row

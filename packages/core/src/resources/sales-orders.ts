@@ -37,6 +37,7 @@ import {
   newChildren,
   productSummary
 } from "./sales-documents.js"
+import { describeItems } from "./item-descriptions.js"
 
 export const SALES_ORDER_STATUSES = ["draft", "confirmed", "fulfilled", "cancelled"] as const
 
@@ -101,7 +102,7 @@ const rules = (draft: Draft, context: WriteContext) =>
       return yield* Effect.fail(invalid("Invalid request body: customer_id is required (or send quote_id)", "INVALID_BODY", { customer_id: ["is required"] }))
     }
     const problems = new Problems()
-    const next = discountRules(copied, problems)
+    const next = discountRules(yield* describeItems(copied, context), problems)
     if (next.values.order_date && next.values.delivery_date && String(next.values.delivery_date) < String(next.values.order_date)) {
       problems.add("delivery_date", "is before order_date")
     }
@@ -197,8 +198,8 @@ export const salesOrders = defineResource({
     ...customerFields(false),
     quote_id: reference((): ResourceRef => quotes, { input: "create", description: "Make the order from this quote: its customer and items are copied, and it becomes converted" }),
     salesperson_name: text(255, { nullable: true }),
-    description: freeText(5000, { filter: false }),
-    notes: freeText(5000, { filter: false }),
+    description: freeText(5000, {}),
+    notes: freeText(5000, {}),
     items: children({
       table: "sales_order_items",
       parentKey: "sales_order_id",
@@ -207,11 +208,11 @@ export const salesOrders = defineResource({
       maxItems: 500,
       description: "On PATCH, the complete new list: items with an id are kept and changed, new ones added, missing ones removed. Frozen once confirmed."
     }),
-    subtotal: money({ input: false, filter: false }),
-    items_discount: money({ input: false, filter: false }),
+    subtotal: money({ input: false }),
+    items_discount: money({ input: false }),
     ...discountFields(),
-    total_discount: money({ input: false, filter: false }),
-    total: money({ input: false, filter: false }),
+    total_discount: money({ input: false }),
+    total: money({ input: false }),
     metadata: metadata(),
     br_data: block({
       identifier: "SalesOrderBrData",

@@ -20,7 +20,7 @@ import { date, freeText, metadata, money, Problems, reference, Text, text, Uuid 
 import { financialAccounts } from "./financial-accounts.js"
 import { financialCategories } from "./financial-categories.js"
 import { financialTransactions } from "./financial-transactions.js"
-import { dueDates, InstallmentPlan, planProblem, splitToCents } from "./installments.js"
+import { dueDates, InstallmentPlan, InstallmentPosition, MAX_INSTALLMENT_POSITION, planProblem, splitToCents } from "./installments.js"
 import {
   allocate,
   amountDue,
@@ -81,6 +81,19 @@ const settlementOf = (record: Row): Settlement => ({
   cancelled: record.status === "cancelled",
   dueDate: String(record.due_date)
 })
+
+/**
+ * A record created alone may say which installment of another system's plan it is
+ * (an integrator moving open installments): both numbers, 1 ≤ number ≤ count.
+ */
+const installmentProblems = (input: Row, problems: Problems) => {
+  const number = input.installment_number
+  const count = input.installment_count
+  const given = (value: unknown): value is number => typeof value === "number"
+  if (given(number) && !given(count)) problems.add("installment_count", "is required with installment_number")
+  else if (given(count) && !given(number)) problems.add("installment_number", "is required with installment_count")
+  else if (given(number) && given(count) && number > count) problems.add("installment_number", `must be at most installment_count (${count})`)
+}
 
 const fail = (refusal: Refusal, message: string) => Effect.fail(unprocessable(message, { [refusal.field]: [refusal.reason] }, refusal.code))
 
@@ -221,6 +234,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
       if (link && draft.operation === "update" && draft.current?.[link] && draft.input.amount !== undefined && draft.values.amount !== draft.current.amount) {
         problems.add("amount", `is set by the ${link.replace(/_id$/, "").replace(/_/g, " ")}'s plan of ${spec.name}: change it there`)
       }
+      if (draft.operation === "create") installmentProblems(draft.input, problems)
       if (problems.any) return yield* problems.fail(`The ${spec.singular} cannot be saved`)
       return draft
     })
@@ -239,6 +253,9 @@ export const defineSettlement = (spec: SettlementSpec) => {
       const problem = planProblem(plan)
       if (problem) problems.add("installments", problem)
       if (input.due_date !== undefined && input.due_date !== null) problems.add("due_date", "is set by installments.first_due_date: send one or the other")
+      for (const name of ["installment_number", "installment_count"]) {
+        if (input[name] !== undefined && input[name] !== null) problems.add(name, "is set by installments: send one or the other")
+      }
       if (problems.any) return yield* problems.fail("The installments cannot be created", "INVALID_INSTALLMENTS")
       const { installments: _plan, ...rest } = input
       const amounts = splitToCents(String(rest.amount), plan.count)
@@ -299,11 +316,26 @@ export const defineSettlement = (spec: SettlementSpec) => {
       due_date: date({ filter: { sortable: true }, description: "Required unless installments is sent" }),
       paid_at: date({ nullable: true, input: false, filter: { sortable: true }, description: "When it was fully settled: the latest allocated transaction's posted_at" }),
       installment_group_id: column({ type: "uuid", output: Schema.String, nullable: true, input: false, filter: true }),
-      installment_number: stored("integer", Schema.Int, { nullable: true, filter: { sortable: true } }),
-      installment_count: stored("integer", Schema.Int, { nullable: true, filter: true }),
+      installment_number: column({
+        type: "integer",
+        output: Schema.Int,
+        inputSchema: InstallmentPosition,
+        nullable: true,
+        input: "create",
+        filter: { sortable: true },
+        description: `Which installment of installment_count this is (1 to ${MAX_INSTALLMENT_POSITION}); set by the server when installments is sent`
+      }),
+      installment_count: column({
+        type: "integer",
+        output: Schema.Int,
+        inputSchema: InstallmentPosition,
+        nullable: true,
+        input: "create",
+        description: `How many installments the group has (1 to ${MAX_INSTALLMENT_POSITION}); send it with installment_number`
+      }),
       installments: inputOnly(InstallmentPlan, { on: "create" }),
       description: freeText(500, { filter: true }),
-      notes: freeText(2000, { filter: false }),
+      notes: freeText(2000, {}),
       allocated_total: expression({
         sql: `coalesce((SELECT sum(a.allocated_amount) FROM ${spec.allocationsTable} a WHERE a.tenant_id = r.tenant_id AND a.${spec.parentKey} = r.id), 0)::numeric(20, 6)`,
         type: "numeric",

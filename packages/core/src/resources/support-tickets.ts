@@ -11,8 +11,8 @@ const messageFields = {
   author_kind: choice(["customer", "agent", "system"], { required: true, description: "Who wrote it" }),
   author_name: text(200, { nullable: true }),
   author_email: column<string, string, true>({ type: "text", output: Schema.String, inputSchema: Email, nullable: true }),
-  body: text(20_000, { required: true, filter: false }),
-  is_internal: flag({ filter: false, description: "A note agents see and the customer does not (default false)" }),
+  body: text(20_000, { required: true }),
+  is_internal: flag({ description: "A note agents see and the customer does not (default false)" }),
   created_at: timestamp(),
   updated_at: timestamp()
 }
@@ -21,10 +21,10 @@ const attachmentFields = {
   id: id(),
   support_ticket_id: stored("uuid", Schema.String),
   message_id: column<string, string, true>({ type: "uuid", output: Schema.String, inputSchema: Schema.UUID, nullable: true, description: "The message it came with, if any" }),
-  file_name: text(255, { required: true, filter: false }),
-  content_type: text(255, { required: true, filter: false }),
-  size_bytes: integer({ required: true, filter: false, max: 2_147_483_647 }),
-  url: text(2048, { required: true, filter: false, description: "Where the panel stored the file" }),
+  file_name: text(255, { required: true }),
+  content_type: text(255, { required: true }),
+  size_bytes: integer({ required: true, max: 2_147_483_647 }),
+  url: text(2048, { required: true, description: "Where the panel stored the file" }),
   created_at: timestamp(),
   updated_at: timestamp()
 }

@@ -13,6 +13,8 @@ import mcpSessions from "./migrations/0010_mcp_sessions.js"
 import webhooks from "./migrations/0011_webhooks.js"
 import integratorSafety from "./migrations/0012_integrator_safety.js"
 import panelOAuth from "./migrations/0013_panel_oauth.js"
+import purchaseItemDescription from "./migrations/0014_purchase_item_description.js"
+import fairWebhookClaims from "./migrations/0015_fair_webhook_claims.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -28,7 +30,9 @@ export const migrations = {
   "0010_mcp_sessions": mcpSessions,
   "0011_webhooks": webhooks,
   "0012_integrator_safety": integratorSafety,
-  "0013_panel_oauth": panelOAuth
+  "0013_panel_oauth": panelOAuth,
+  "0014_purchase_item_description": purchaseItemDescription,
+  "0015_fair_webhook_claims": fairWebhookClaims
 }
 
 const run = Migrator.make({})
