@@ -9,6 +9,7 @@ import { versionsBody } from "./versions.js"
 import { type ApiError, errorBody, InternalServerError, tenantBusy, toApiError } from "./errors.js"
 import { preconditionOf, readResponse, recordResponse } from "./conditional.js"
 import { idempotent } from "./idempotency.js"
+import { noteServerFailure } from "./server-errors.js"
 
 /** Query string pairs in order, repeated keys kept. */
 export const queryParams = (request: Pick<ApiRequest, "url">): QueryParams => {
@@ -156,7 +157,7 @@ const healthHandlers = (api: typeof Api) => HttpApiBuilder.group(api, "health", 
   handlers.handle("health", () =>
     Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(
       Effect.as({ status: "ok" as const, version: VERSION }),
-      Effect.catchAll(() => Effect.fail(new InternalServerError(errorBody(500, "The store is not reachable", "STORE_UNAVAILABLE"))))
+      Effect.catchAll((error) => Effect.zipRight(noteServerFailure(error), Effect.fail(new InternalServerError(errorBody(500, "The store is not reachable", "STORE_UNAVAILABLE")))))
     ))
 )
 

@@ -4,7 +4,7 @@ import { Context, Effect, FiberRef, FiberRefs, HashMap, Option } from "effect"
 import { bearerChallenge, publicUrl } from "./public-url.js"
 import { randomUUID } from "node:crypto"
 import { errorBody } from "./errors.js"
-import { CurrentTrace, logServerError, RETRY_AFTER_SECONDS, type RequestTrace } from "./server-errors.js"
+import { CurrentTrace, logServerError, logUnexplained, RETRY_AFTER_SECONDS, type RequestTrace } from "./server-errors.js"
 
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from "./versions.js"
 
@@ -86,6 +86,19 @@ export const finishAnswer = (start: RequestStart, response: HttpServerResponse.H
 }
 
 /**
+ * `finishAnswer` on the platform's route, where a 5xx whose failure nothing recorded is the
+ * platform's answer to a failure it met outside the routes: its line waits for the request's
+ * end, which carries that failure (`logUnexplained`).
+ */
+const finishPlatformAnswer = (start: RequestStart, response: HttpServerResponse.HttpServerResponse) => {
+  const out = start.finish(response)
+  if (out.status < 500) return Effect.succeed(out)
+  if (start.trace.failure !== undefined) return Effect.as(logServerError(start.trace, out.status), out)
+  start.trace.unexplainedStatus = out.status
+  return Effect.succeed(out)
+}
+
+/**
  * Around every request: request id, `api-version` check, and `finalize` on the way out.
  * The platform runs each request in a fiber of its own, so the request's trace and log
  * annotation are set on that fiber rather than scoped around the app (a scoped change of a
@@ -103,8 +116,8 @@ export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Defa
     if (Option.isSome(arrived) && !arrived.value.routed) return Effect.succeed(start.finish(HttpServerResponse.empty({ status: 404 })))
     return Effect.zipRight(
       traceRequest(start.trace),
-      Effect.zipRight(HttpApp.appendPreResponseHandler((_request, response) => finishAnswer(start, response)), app)
-    )
+      Effect.zipRight(HttpApp.appendPreResponseHandler((_request, response) => finishPlatformAnswer(start, response)), app)
+    ).pipe(Effect.onExit((exit) => logUnexplained(start.trace, exit)))
   })
 
 /**

@@ -10,7 +10,7 @@ import { readAnswer } from "./conditional.js"
 import { type LeanRoute, makeLeanRoutes } from "./lean-routes.js"
 import { finishAnswer, type RequestStart, startRequest, traceRequest } from "./middleware.js"
 import { publicUrl } from "./public-url.js"
-import { logServerError, readDefect } from "./server-errors.js"
+import { describeDefect, logServerError, readDefect } from "./server-errors.js"
 import { tracerInstalled } from "./tracing.js"
 
 /** A request's body as `ApiRequest.body` reads it, from Node's stream. */
@@ -91,7 +91,9 @@ const directAnswers = (registry: ReadonlyArray<AnyResource>) =>
         }
         // Interrupted: the client is gone. Anything else cannot happen (failures and defects are answers by now), so it is logged.
         if (Exit.isFailure(exit) && Exit.isInterrupted(exit)) return
-        start.trace.failure = { tag: "Defect", message: Exit.isSuccess(exit) ? "a lean route answered with a stream" : "a lean route failed outside its handler" }
+        start.trace.failure = Exit.isSuccess(exit)
+          ? { tag: "Defect", message: "a lean route answered with a stream", cause: "a body the direct route cannot write" }
+          : describeDefect(exit.cause)
         const failed = start.finish(HttpServerResponse.unsafeJson(errorBody(500, "Internal server error", "INTERNAL_ERROR"), { status: 500 }))
         Effect.runFork(logServerError(start.trace, 500))
         write(target, failed)

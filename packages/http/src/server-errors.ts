@@ -1,6 +1,6 @@
 import { HttpApiBuilder, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { errorBody, type StoreFailure, storeFailureOf } from "@erp/core"
-import { Cause, Context, Effect, FiberRef, Option } from "effect"
+import { Cause, Context, Effect, Exit, FiberRef, Option } from "effect"
 
 /** What one request did that a log line of its failure should say; filled as the request goes. */
 export interface RequestTrace {
@@ -11,6 +11,10 @@ export interface RequestTrace {
   /** Fields every answer to the request carries (the credential's RateLimit-*), whatever it ends with. */
   responseHeaders?: Record<string, string>
   failure?: { readonly tag: string; readonly message: string; readonly cause?: string }
+  /** Set once the request's 5xx line is written: an answer finished twice (its first write failed) is logged once. */
+  logged?: boolean
+  /** A 5xx answered with no failure recorded, whose line waits for the request's end (`logUnexplained`). */
+  unexplainedStatus?: number
 }
 
 /** The request's trace, seen by every fiber of the request (the authentication notes the tenant in it). */
@@ -30,16 +34,40 @@ const ANSWERS: Record<StoreFailure | "Defect", { readonly status: number; readon
 
 const firstLine = (text: string): string => text.split("\n")[0].slice(0, 500)
 
-/** Tag, message and underlying cause of a defect, for the log only: none of it reaches the client. */
-const describeDefect = (cause: Cause.Cause<unknown>): NonNullable<RequestTrace["failure"]> => {
-  const error = Cause.squash(cause) as { _tag?: unknown; name?: unknown; message?: unknown; cause?: unknown } | undefined
+/** Stack frames a line of the log names, innermost first: enough to find the code, short enough to read. */
+const STACK_FRAMES = 5
+
+/** Where an error was thrown, from its stack (file and function names only, never values). */
+const thrownAt = (stack: unknown): string | undefined => {
+  if (typeof stack !== "string") return undefined
+  const frames = stack.split("\n").map((line) => line.trim()).filter((line) => line.startsWith("at ")).slice(0, STACK_FRAMES)
+  return frames.length === 0 ? undefined : frames.join(" < ").slice(0, 1000)
+}
+
+interface Thrown {
+  readonly _tag?: unknown
+  readonly name?: unknown
+  readonly code?: unknown
+  readonly message?: unknown
+  readonly cause?: unknown
+  readonly stack?: unknown
+}
+
+/**
+ * Tag, message and cause of a defect, for the log only: none of it reaches the client. The
+ * cause is the error underneath (a driver's error under a `SqlError`), else where the error
+ * was thrown, else the failure as effect prints it: a line never says less than what failed.
+ */
+export const describeDefect = (cause: Cause.Cause<unknown>): NonNullable<RequestTrace["failure"]> => {
+  const error = Cause.squash(cause) as Thrown | undefined
   const tag = typeof error?._tag === "string" ? error._tag : typeof error?.name === "string" ? error.name : typeof error
-  const message = firstLine(String(error?.message ?? error))
-  const inner = error?.cause as { message?: unknown; code?: unknown } | undefined
-  const causeText = inner === undefined
-    ? undefined
-    : firstLine(`${inner.code === undefined ? "" : `${String(inner.code)} `}${String(inner.message ?? inner)}`)
-  return { tag, message, ...(causeText ? { cause: causeText } : {}) }
+  const code = typeof error?.code === "string" ? `${error.code} ` : ""
+  const message = firstLine(`${code}${String(error?.message ?? error)}`)
+  const inner = error?.cause as Thrown | undefined
+  const causeText = inner !== undefined && inner !== null
+    ? firstLine(`${inner.code === undefined ? "" : `${String(inner.code)} `}${String(inner.message ?? inner)}`)
+    : thrownAt(error?.stack) ?? firstLine(Cause.pretty(cause))
+  return { tag, message, cause: causeText }
 }
 
 /**
@@ -101,12 +129,35 @@ export const handleServerFailures = <E, R>(app: HttpApp.Default<E, R>): HttpApp.
     return answerDefects(app, request.method === "GET" || request.method === "HEAD", trace)
   })
 
+/** Notes in the request's trace why a route answers a 5xx itself, for the log line (a store that does not answer /health). */
+export const noteServerFailure = (error: unknown): Effect.Effect<void> =>
+  Effect.flatMap(FiberRef.get(CurrentTrace), (trace) =>
+    Effect.sync(() => {
+      if (trace) trace.failure = describeDefect(Cause.fail(error))
+    }))
+
+/**
+ * The line of a 5xx that waited for the request's end: the platform answers 500 by itself
+ * to a failure outside the routes (writing the answer: a header Node refuses), and that
+ * failure reaches the host's middleware only as the request's exit.
+ */
+export const logUnexplained = (trace: RequestTrace, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
+  if (trace.unexplainedStatus === undefined || trace.logged) return Effect.void
+  if (trace.failure === undefined && Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) trace.failure = describeDefect(exit.cause)
+  return logServerError(trace, trace.unexplainedStatus)
+}
+
 /** `handleServerFailures` as the API's middleware layer. */
 export const layerServerFailures = HttpApiBuilder.middleware(handleServerFailures)
 
-/** One structured line per 5xx answer: request id, route, tenant, error tag and cause. */
+/** The line's failure when nothing recorded one: a 5xx is never logged without saying why. */
+const UNEXPLAINED = { message: "the route answered this status without a recorded failure", cause: "none recorded" }
+
+/** One structured line per 5xx answer: request id, route, tenant, error tag, message and cause. */
 export const logServerError = (trace: RequestTrace, status: number) =>
   Effect.sync(() => {
+    if (trace.logged) return
+    trace.logged = true
     const line = {
       level: "error",
       time: new Date().toISOString(),
@@ -116,8 +167,8 @@ export const logServerError = (trace: RequestTrace, status: number) =>
       route: `${trace.method} ${trace.path}`,
       tenant_id: trace.tenantId ?? null,
       error: trace.failure?.tag ?? `HTTP ${status}`,
-      message: trace.failure?.message ?? null,
-      cause: trace.failure?.cause ?? null
+      message: trace.failure?.message ?? UNEXPLAINED.message,
+      cause: trace.failure?.cause ?? UNEXPLAINED.cause
     }
     process.stderr.write(`${JSON.stringify(line)}\n`)
   })

@@ -265,6 +265,27 @@ describe.each(storeKinds)("The panel over HTTP on %s", (kind) => {
     expect(hiddenFieldsOf(next.text).next).toBe("/panel")
   })
 
+  it("signs in with a control character in next to the panel's first page, and encodes what goes in Location", async () => {
+    for (const next of ["/panel/events\r\nSet-Cookie: injected=1", "/panel/keys\n", "/panel/r/products\u0085\u0007"]) {
+      const session = new FormSession()
+      const form = await session.get(`${host.url}/panel/sign-in?next=${encodeURIComponent(next)}`)
+      expect({ next, status: form.status }).toEqual({ next, status: 200 })
+      expect(hiddenFieldsOf(form.text).next).toBe("/panel")
+      const answer = await session.post(`${host.url}/panel/sign-in`, { ...hiddenFieldsOf(form.text), next, email: admin.email, password: admin.password })
+      expect({ next, status: answer.status, location: answer.headers.location }).toEqual({ next, status: 303, location: "/panel" })
+      expect(answer.headers["set-cookie"]?.join("\n")).not.toContain("injected")
+    }
+    const session = new FormSession()
+    const form = await session.get(`${host.url}/panel/sign-in`)
+    const answer = await session.post(`${host.url}/panel/sign-in`, { ...hiddenFieldsOf(form.text), next: "/panel/r/products?search=café €", email: admin.email, password: admin.password })
+    expect(answer.status).toBe(303)
+    expect(answer.headers.location).toBe("/panel/r/products?search=caf%C3%A9%20%E2%82%AC")
+    // A NUL no form sends: the form again with 400, nothing tried.
+    const unreadable = await session.post(`${host.url}/panel/sign-in`, { ...hiddenFieldsOf(form.text), next: "/panel\u0000", email: admin.email, password: admin.password })
+    expect(unreadable.status).toBe(400)
+    expect(unreadable.text).toContain("The form could not be read; please try again.")
+  })
+
   it("speaks Portuguese to a browser that prefers it", async () => {
     const session = new FormSession()
     const form = await session.request("GET", `${host.url}/panel/sign-in`, { headers: { "accept-language": "pt-BR,pt;q=0.9,en;q=0.8" } })

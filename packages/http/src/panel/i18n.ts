@@ -31,6 +31,7 @@ const PT: Readonly<Record<string, string>> = {
   "Password": "Senha",
   "Email or password is not right.": "E-mail ou senha incorretos.",
   "Your form expired; please try again.": "O formulário expirou; tente de novo.",
+  "The form could not be read; please try again.": "Não foi possível ler o formulário; tente de novo.",
   "You belong to no company.": "Você não pertence a nenhuma empresa.",
   "Skip to content": "Pular para o conteúdo",
   "Company": "Empresa",

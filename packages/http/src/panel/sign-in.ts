@@ -9,9 +9,21 @@ import type { Translate } from "./i18n.js"
 import { type Form, htmlResponse, type Kit, queryOf, seeOther } from "./kit.js"
 import { bare, escapeHtml } from "./layout.js"
 
-/** Only a path of the panel itself: never another site (an open redirect). */
-const safeNext = (root: string, next: string | undefined) =>
-  next !== undefined && (next === root || next.startsWith(`${root}/`) || next.startsWith(`${root}?`)) && !next.includes("//") ? next : root
+/** C0 and C1 control characters: no path of ours has one, and CR or LF in a `Location` would split the header. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
+
+/**
+ * Where to go after signing in: only a path of the panel itself, never another site (an open
+ * redirect), else the panel's first page. The path is taken as the URL parser reads it, so
+ * what the `Location` header carries is percent-encoded ASCII and its dot segments resolved.
+ */
+export const safeNext = (root: string, next: string | undefined): string => {
+  if (next === undefined || next.includes("//") || CONTROL_CHARACTER.test(next)) return root
+  if (next !== root && !next.startsWith(`${root}/`) && !next.startsWith(`${root}?`)) return root
+  const url = new URL(next, "http://panel.invalid")
+  const path = url.pathname
+  return url.origin === "http://panel.invalid" && (path === root || path.startsWith(`${root}/`)) ? `${path}${url.search}` : root
+}
 
 const signInForm = (input: { root: string; t: Translate; csrf: string; next: string; email?: string; error?: string }) => {
   const { t } = input
@@ -50,9 +62,11 @@ export const makeSignIn = (kit: Kit) =>
       if (!decision.allowed) return tooManyRequests(decision, "Too many sign-in attempts from this address")
       const { t } = kit.bareContext(request)
       const read = yield* readForm(request).pipe(Effect.option)
-      const form: Form = Option.getOrElse(read, (): Form => ({}))
+      // A body no form of ours sends (a NUL, a field twice): the form again, and nothing tried.
+      if (Option.isNone(read)) return show(request, { error: t("The form could not be read; please try again."), status: 400 })
+      const form: Form = read.value
       const expected = request.cookies[CSRF_COOKIE]
-      if (Option.isNone(read) || !expected || !form.csrf || !sameText(expected, form.csrf)) {
+      if (!expected || !form.csrf || !sameText(expected, form.csrf)) {
         return show(request, { next: form.next, error: t("Your form expired; please try again."), status: 403 })
       }
       const user = yield* kit.oauth.signIn(form.email ?? "", form.password ?? "")

@@ -1,8 +1,13 @@
+import { HttpRouter, HttpServer, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
 import { defineResource, id, products, text, timestamps } from "@erp/core"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { createServer } from "node:http"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../../test/support/stores.js"
+import { withHostConcerns } from "../../src/middleware.js"
 
 /** A resource whose table no migration makes: every read of it is a defect, the one way to force a 500 from outside. */
 const broken = defineResource({
@@ -14,6 +19,22 @@ const broken = defineResource({
   table: "no_such_table_for_a_500",
   fields: { id: id(), name: text(50), ...timestamps() },
   defaultSort: { field: "created_at", order: "asc" }
+})
+
+/** A resource whose totals throw: a defect with no error underneath it, only where it was thrown. */
+const throwing = defineResource({
+  name: "throwing-things",
+  singular: "throwing-thing",
+  title: "Throwing thing",
+  description: "Its computed fields throw.",
+  notFoundCode: "THROWING_THING_NOT_FOUND",
+  table: "no_such_table_either",
+  fields: { id: id(), name: text(50), ...timestamps() },
+  defaultSort: { field: "created_at", order: "asc" },
+  writes: { example: { name: "x" } },
+  compute: () => {
+    throw new RangeError("a total out of range")
+  }
 })
 
 const stderrLines = () => {
@@ -30,7 +51,7 @@ describe.each(storeKinds)("a 5xx on %s", (kind) => {
   let tenant: TestTenant
 
   beforeAll(async () => {
-    host = await startTestHost(testStore(kind), { resources: [products, broken] })
+    host = await startTestHost(testStore(kind), { resources: [products, broken, throwing] })
     tenant = await host.createTenant()
   })
   afterAll(() => host?.close())
@@ -91,6 +112,25 @@ describe.each(storeKinds)("a 5xx on %s", (kind) => {
     }
   })
 
+  it("logs a defect with no error underneath it with where it was thrown", async () => {
+    const log = stderrLines()
+    let response: Response
+    try {
+      response = await fetch(`${host.url}/throwing-things`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${tenant.token}`, "content-type": "application/json", "x-request-id": "req-thrown" },
+        body: JSON.stringify({ name: "x" })
+      })
+      await response.clone().text()
+    } finally {
+      log.restore()
+    }
+    expect(response.status).toBe(500)
+    const ours = log.lines.filter((line) => line.includes("req-thrown"))
+    expect(ours).toHaveLength(1)
+    expect(JSON.parse(ours[0])).toMatchObject({ status: 500, route: "POST /throwing-things", error: "RangeError", message: "a total out of range", cause: expect.stringMatching(/^at .*server-errors\.test\.ts/) })
+  })
+
   it("leaves 4xx answers unlogged", async () => {
     const log = stderrLines()
     try {
@@ -100,6 +140,48 @@ describe.each(storeKinds)("a 5xx on %s", (kind) => {
       log.restore()
     }
     expect(log.lines.filter((line) => line.includes('"request failed"'))).toEqual([])
+  })
+})
+
+/**
+ * A failure outside every route: the answer a route made cannot be written (Node refuses a
+ * header with a line break). The platform answers 500 by itself; the line still says why.
+ */
+describe("a 5xx the platform answers by itself", () => {
+  let runtime: ManagedRuntime.ManagedRuntime<HttpServer.HttpServer, unknown>
+  let url: string
+
+  beforeAll(async () => {
+    const app = HttpRouter.empty.pipe(
+      HttpRouter.get("/unwritable", Effect.succeed(HttpServerResponse.empty({ status: 303, headers: { location: "/somewhere\r\nset-cookie: injected=1" } })))
+    )
+    runtime = ManagedRuntime.make(HttpServer.serve(app, withHostConcerns).pipe(Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))))
+    const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
+    if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+    url = `http://127.0.0.1:${address.port}`
+  })
+  afterAll(() => runtime?.dispose())
+
+  it("is logged once with the failure that made it", async () => {
+    const log = stderrLines()
+    try {
+      const response = await fetch(`${url}/unwritable`, { headers: { "x-request-id": "req-unwritable" }, redirect: "manual" })
+      expect(response.status).toBe(500)
+      expect(response.headers.get("set-cookie")).toBeNull()
+      // The platform's answer is written before the request ends, where its failure reaches the line.
+      await vi.waitFor(() => expect(log.lines.filter((line) => line.includes("req-unwritable"))).toHaveLength(1))
+    } finally {
+      log.restore()
+    }
+    const ours = log.lines.filter((line) => line.includes("req-unwritable"))
+    expect(ours).toHaveLength(1)
+    expect(JSON.parse(ours[0])).toMatchObject({
+      status: 500,
+      route: "GET /unwritable",
+      error: "TypeError",
+      message: expect.stringContaining("ERR_INVALID_CHAR"),
+      cause: expect.stringMatching(/^at /)
+    })
   })
 })
 
