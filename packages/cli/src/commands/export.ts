@@ -1,4 +1,4 @@
-import { type AnyResource, operatorPrincipal, ResourceEngine, resources, type Row } from "@erp/core"
+import { type AnyResource, isValidDate, isValidDatetime, operatorPrincipal, ResourceEngine, resources, type Row } from "@erp/core"
 import { type Command, Option } from "commander"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -98,7 +98,7 @@ const sinksOf = (target: Target) => [target.main, ...target.children.map((child)
 
 const parseSince = (since: string | undefined) => {
   if (since === undefined) return undefined
-  if (Number.isNaN(Date.parse(since))) throw new CliFailure(`--since must be a date or date-time (ISO 8601), got "${since}"`)
+  if (!isValidDate(since) && !isValidDatetime(since)) throw new CliFailure(`--since must be a date or a date-time (ISO 8601, years 0001 to 9999), got "${since}"`)
   return since
 }
 

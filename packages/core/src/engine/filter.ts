@@ -1,5 +1,6 @@
 import { Either } from "effect"
 import { InvalidRequest, invalid } from "../errors.js"
+import { isValidDate, parseDatetime } from "./datetime.js"
 import { textProblem } from "./untrusted-input.js"
 import { allowedOperators, type FilterField, type Operator, OPERATORS } from "./fields.js"
 
@@ -12,29 +13,8 @@ export type FilterValue = string | boolean | null
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const NUMBER = /^[+-]?\d+(\.\d+)?$/
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-const DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:?\d{2})$/
 
 export const isUuid = (text: string): boolean => UUID.test(text)
-
-export const isValidDate = (text: string): boolean => {
-  const match = DATE.exec(text)
-  if (!match) return false
-  const date = new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])))
-  return date.getUTCFullYear() === Number(match[1]) && date.getUTCMonth() === Number(match[2]) - 1 &&
-    date.getUTCDate() === Number(match[3])
-}
-
-/** PostgreSQL's `timestamptz` takes offsets up to ±15:59; JavaScript takes more, so both are checked here. */
-const OFFSET = /([+-])(\d{2}):?(\d{2})$/
-
-const isValidOffset = (text: string): boolean => {
-  const match = OFFSET.exec(text)
-  return !match || (Number(match[2]) <= 15 && Number(match[3]) <= 59)
-}
-
-const isValidDatetime = (text: string): boolean =>
-  DATETIME.test(text) && isValidDate(text.slice(0, 10)) && isValidOffset(text) && !Number.isNaN(Date.parse(text))
 
 /** Digits a number filter may carry: any stored numeric fits, and nothing longer costs the store a parse. */
 const MAX_NUMBER_LENGTH = 40
@@ -61,11 +41,12 @@ const parseValue = (name: string, field: FilterField, op: Operator, raw: unknown
         ? Either.right(text === "true")
         : Either.left(`${name} must be true or false, got "${text}"`)
     case "date":
-      return isValidDate(text) ? Either.right(text) : Either.left(`${name} must be a date (YYYY-MM-DD), got "${text}"`)
-    case "datetime":
-      return isValidDate(text) || isValidDatetime(text)
-        ? Either.right(text)
-        : Either.left(`${name} must be an ISO 8601 datetime (offset at most ±15:59) or a date (YYYY-MM-DD), got "${text}"`)
+      return isValidDate(text) ? Either.right(text) : Either.left(`${name} must be a date (YYYY-MM-DD, years 0001 to 9999), got "${text}"`)
+    case "datetime": {
+      if (isValidDate(text)) return Either.right(text)
+      const instant = parseDatetime(text)
+      return instant.ok ? Either.right(text) : Either.left(`${name} ${instant.reason} (or a date, YYYY-MM-DD), got "${text}"`)
+    }
     case "uuid":
       return isUuid(text) ? Either.right(text.toLowerCase()) : Either.left(`${name} must be a UUID, got "${text}"`)
   }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { isValidDate } from "../engine/filter.js"
+import { isValidDate } from "../engine/datetime.js"
 import { decimal, formatDecimal, parseDecimal } from "../money/decimal.js"
 import { child, childValue, descendants, type OfxElement, OfxError, parseOfx } from "./parse.js"
 

@@ -2,7 +2,7 @@ import { Effect, ParseResult, Schema } from "effect"
 import { compact } from "../engine/draft.js"
 import { column, type Field, type FilterOptions, type ResourceRef } from "../engine/field.js"
 import { type FieldType, INT4_MAX } from "../engine/fields.js"
-import { isValidDate } from "../engine/filter.js"
+import { isValidDate, parseDatetime } from "../engine/datetime.js"
 import type { FieldErrors } from "../errors.js"
 import { unprocessable } from "../errors.js"
 import { Decimal, NonNegativeDecimal } from "../money/decimal.js"
@@ -254,21 +254,15 @@ export class Problems {
 
 export type { Field }
 
-const DATETIME_TEXT = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|([+-])(\d{2}):?(\d{2}))$/
-
-/** An ISO 8601 datetime with its offset (`Z` or `±hh:mm`, at most 14 hours), stored and answered in UTC. */
+/** An ISO 8601 datetime with its offset (`Z` or `±hh:mm`), stored and answered in UTC. */
 export const DateTimeString = Schema.transformOrFail(
   Schema.String.annotations({ description: "ISO 8601 datetime with Z or an offset, e.g. 2024-01-15T13:45:00Z", jsonSchema: { format: "date-time" } }),
   Schema.String,
   {
     strict: true,
     decode: (text, _, ast) => {
-      const match = DATETIME_TEXT.exec(text)
-      const valid = match !== null && isValidDate(match[1]) && (match[3] === undefined || Number(match[3]) * 60 + Number(match[4]) <= 14 * 60) &&
-        !Number.isNaN(Date.parse(text))
-      return valid
-        ? ParseResult.succeed(new Date(text).toISOString())
-        : ParseResult.fail(new ParseResult.Type(ast, text, "must be an ISO 8601 datetime with Z or an offset, e.g. 2024-01-15T13:45:00Z"))
+      const instant = parseDatetime(text)
+      return instant.ok ? ParseResult.succeed(new Date(instant.millis).toISOString()) : ParseResult.fail(new ParseResult.Type(ast, text, instant.reason))
     },
     encode: ParseResult.succeed
   }
