@@ -1,6 +1,8 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { asOperator, layerWebhookDispatcher, pruneEvents, type Principal, ResourceEngine, Tenancy, webhookDeliveries, webhookEndpoints, type DispatcherOptions } from "@erp/core"
 import { Effect, Fiber, Layer } from "effect"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
@@ -8,6 +10,28 @@ import { adminAccessToken } from "../../../test/support/oauth.js"
 import { eventually, startReceiver } from "../../../test/support/webhook-receiver.js"
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>
+
+/** A receiver that takes every request and never answers: how many are open now, and at most. */
+const startSilentReceiver = async () => {
+  let open = 0
+  let maxOpen = 0
+  const server = createServer((request) => {
+    open += 1
+    maxOpen = Math.max(maxOpen, open)
+    request.resume()
+    request.socket.once("close", () => void (open -= 1))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    open: () => open,
+    maxOpen: () => maxOpen,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  }
+}
 
 /** Webhooks end to end: endpoints, signed deliveries verified by the `standardwebhooks` package, retries, 410, rotation, the log. */
 describe.each(storeKinds)("webhooks on %s", (kind) => {
@@ -315,6 +339,64 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
     expect(attempts[0].count).toBe(0)
     await engine((e) => e.remove(webhookEndpoints, admin, endpoint.id))
   })
+
+  it("sends another tenant's delivery within 2 s while one endpoint has 10,000 due deliveries to a receiver that never answers", async () => {
+    const silent = await startSilentReceiver()
+    const backlog = await createEndpoint({ url: silent.url, events: ["financial-categories.create"] })
+    const sql = <A>(statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => host.run(Effect.flatMap(SqlClient.SqlClient, statement).pipe(Effect.orDie))
+    // One statement: the backlog of an OFX import, every delivery due, the oldest first.
+    await sql((sql) => sql`INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, resource, resource_id, action, event_created_at, next_attempt_at)
+      SELECT ${tenant.id}::uuid, ${backlog.id}::uuid, gen_random_uuid(), 'financial-categories.create', 'financial-categories', gen_random_uuid()::text, 'create',
+        now(), now() - interval '1 hour' + n * interval '1 ms'
+      FROM generate_series(1, 10000) AS n`)
+    const other = await host.createTenant("BR")
+    const otherAdmin = asOperator(await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(other.id))), "test")
+    const healthy = await engine((e) => e.create(webhookEndpoints, otherAdmin, { url: receiver.url, events: ["products.create"] })) as Record<string, any>
+    receiver.verifyWith([healthy.secret])
+    startDispatcher({ timeoutMs: 1000, graceMs: 100 })
+    await eventually(() => silent.open() === 4, 15_000, "the backlog's attempts")
+    const product = await host.request("POST", "/products", { token: other.token, body: { name: "Not held up" } })
+    expect(product.status).toBe(201)
+    await eventually(() => forEndpoint(healthy.secret).some((entry) => entry.payload.data.id === product.body.id), 2_000, "the other tenant's delivery within 2 s")
+    expect(silent.maxOpen()).toBeLessThanOrEqual(4)
+    await host.runtime.runPromise(Fiber.interrupt(dispatchers.pop()!))
+    await sql((sql) => sql`DELETE FROM webhook_deliveries WHERE tenant_id = ${tenant.id}::uuid AND endpoint_id = ${backlog.id}::uuid`)
+    await silent.close()
+    await engine((e) => e.remove(webhookEndpoints, admin, backlog.id))
+    await engine((e) => e.remove(webhookEndpoints, otherAdmin, healthy.id))
+  }, 60_000)
+
+  it("deals claims in turns across tenants: one tenant's backlogged endpoints do not take every slot", async () => {
+    const silent = await startSilentReceiver()
+    const sql = <A>(statement: (sql: SqlClient.SqlClient) => Effect.Effect<A, unknown>) => host.run(Effect.flatMap(SqlClient.SqlClient, statement).pipe(Effect.orDie))
+    const backlogged = [
+      await createEndpoint({ url: silent.url, events: ["financial-categories.create"] }),
+      await createEndpoint({ url: silent.url, events: ["financial-categories.create"] })
+    ]
+    for (const endpoint of backlogged) {
+      await sql((sql) => sql`INSERT INTO webhook_deliveries (tenant_id, endpoint_id, event_id, event_type, resource, resource_id, action, event_created_at, next_attempt_at)
+        SELECT ${tenant.id}::uuid, ${endpoint.id}::uuid, gen_random_uuid(), 'financial-categories.create', 'financial-categories', gen_random_uuid()::text, 'create',
+          now(), now() - interval '1 hour' + n * interval '1 ms'
+        FROM generate_series(1, 100) AS n`)
+    }
+    const other = await host.createTenant("BR")
+    const otherAdmin = asOperator(await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(other.id))), "test")
+    const healthy = await engine((e) => e.create(webhookEndpoints, otherAdmin, { url: receiver.url, events: ["products.create"] })) as Record<string, any>
+    receiver.verifyWith([healthy.secret])
+    const product = await host.request("POST", "/products", { token: other.token, body: { name: "Its turn" } })
+    // Two slots, three endpoints with due work, attempts of the backlog held for 15 s: by age alone both
+    // slots would go to this tenant's endpoints; in turns, the other tenant's endpoint takes one.
+    startDispatcher({ concurrency: 2, timeoutMs: 15_000, graceMs: 100 })
+    await eventually(() => forEndpoint(healthy.secret).some((entry) => entry.payload.data.id === product.body.id), 2_000, "the other tenant's delivery within 2 s")
+    expect(silent.maxOpen()).toBeLessThanOrEqual(2)
+    await host.runtime.runPromise(Fiber.interrupt(dispatchers.pop()!))
+    for (const endpoint of backlogged) {
+      await sql((sql) => sql`DELETE FROM webhook_deliveries WHERE tenant_id = ${tenant.id}::uuid AND endpoint_id = ${endpoint.id}::uuid`)
+      await engine((e) => e.remove(webhookEndpoints, admin, endpoint.id))
+    }
+    await silent.close()
+    await engine((e) => e.remove(webhookEndpoints, otherAdmin, healthy.id))
+  }, 60_000)
 
   it.runIf(kind === "postgres")("two workers and a host on one PostgreSQL never send the same delivery twice at once, at most 4 per endpoint", async () => {
     // A receiver of its own: an earlier test's cut attempt may still be answering on the shared one.

@@ -65,6 +65,31 @@ export const payloadOf = (delivery: Claimed): string =>
 const jittered = (ms: number) => Math.round(ms * (0.9 + Math.random() * 0.2))
 
 /**
+ * How many due deliveries each endpoint gets, dealt one per endpoint per round in the order
+ * given, up to `limit` in all, none past an endpoint's room or its due deliveries.
+ */
+const dealt = (
+  endpoints: ReadonlyArray<{ readonly tenant_id: string; readonly id: string; readonly due: number }>,
+  room: ReadonlyMap<string, number>,
+  limit: number
+): ReadonlyArray<{ readonly tenant_id: string; readonly endpoint_id: string; readonly take: number }> => {
+  const quota = endpoints.map((endpoint) => Math.max(0, Math.min(room.get(endpoint.id) ?? 0, Number(endpoint.due))))
+  const take = endpoints.map(() => 0)
+  let left = limit
+  while (left > 0) {
+    let any = false
+    for (let index = 0; index < endpoints.length && left > 0; index += 1) {
+      if (take[index] >= quota[index]) continue
+      take[index] += 1
+      left -= 1
+      any = true
+    }
+    if (!any) break
+  }
+  return endpoints.flatMap((endpoint, index) => (take[index] > 0 ? [{ tenant_id: endpoint.tenant_id, endpoint_id: endpoint.id, take: take[index] }] : []))
+}
+
+/**
  * Sends due deliveries: claims them in a short transaction (`FOR UPDATE SKIP LOCKED`,
  * a lease that expires if this worker dies), sends each outside any transaction, and
  * records the attempt in another short one. Any number of workers share one store.
@@ -82,39 +107,65 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
     // Read per attempt: a host started before the switch was set honours it.
     const allowPrivate = () => options.allowPrivate ?? allowPrivateWebhooks()
 
-    /** Up to `limit` due deliveries, at most `perEndpoint` in flight per endpoint (the endpoint row locked while counting). */
+    /**
+     * Up to `limit` due deliveries, dealt fairly: endpoints with due work and room take turns, each
+     * tenant's endpoint whose oldest due delivery is oldest first, then every tenant's second, and
+     * one delivery per endpoint per round. At most `perEndpoint` are in flight per endpoint, across
+     * workers: its row is locked while its attempts are counted and claimed. An endpoint's backlog
+     * never costs more than its first due rows (index `webhook_deliveries_claim_idx`).
+     *
+     * Times compare with `now()`, the claim's start, a few milliseconds behind the clock: a value
+     * stable in the statement bounds the index scans, where the clock would be a filter.
+     */
     const claim = (limit: number) =>
       sql.withTransaction(Effect.gen(function* () {
-        const due = yield* sql<{ tenant_id: string; id: string; endpoint_id: string }>`
-          SELECT tenant_id, id, endpoint_id FROM webhook_deliveries
-          WHERE status IN ('pending', 'retrying') AND next_attempt_at <= clock_timestamp()
-            AND (lease_until IS NULL OR lease_until < clock_timestamp())
-          ORDER BY next_attempt_at, id LIMIT ${limit * 4} FOR UPDATE SKIP LOCKED`
-        if (due.length === 0) return []
-        const endpointIds = [...new Set(due.map((row) => row.endpoint_id))]
-        // NO KEY UPDATE: claims of one endpoint queue here, writes recording deliveries (KEY SHARE) do not.
-        const locked = yield* sql<{ id: string }>`
-          SELECT w.id FROM webhook_endpoints w WHERE w.id IN ${sql.in(endpointIds)} FOR NO KEY UPDATE OF w SKIP LOCKED`
-        if (locked.length === 0) return []
+        // Every endpoint with pending deliveries, one index probe each (a loose scan); of those with
+        // due work and room, `limit` in turn order. NO KEY UPDATE: claims of one endpoint queue here
+        // (other workers skip it), writes recording deliveries (KEY SHARE) do not.
+        const ready = yield* sql<{ tenant_id: string; id: string; due: number }>`
+          WITH RECURSIVE pending AS (
+            (SELECT tenant_id, endpoint_id FROM webhook_deliveries WHERE status IN ('pending', 'retrying') ORDER BY tenant_id, endpoint_id LIMIT 1)
+            UNION ALL
+            SELECT next.tenant_id, next.endpoint_id FROM pending p CROSS JOIN LATERAL (
+              SELECT tenant_id, endpoint_id FROM webhook_deliveries
+              WHERE status IN ('pending', 'retrying') AND (tenant_id, endpoint_id) > (p.tenant_id, p.endpoint_id)
+              ORDER BY tenant_id, endpoint_id LIMIT 1) next
+          ), due AS (
+            SELECT p.tenant_id, p.endpoint_id, first.oldest, first.due,
+              row_number() OVER (PARTITION BY p.tenant_id ORDER BY first.oldest, p.endpoint_id) AS turn
+            FROM pending p CROSS JOIN LATERAL (
+              SELECT min(next_attempt_at) AS oldest, count(*)::int AS due FROM (
+                SELECT x.next_attempt_at FROM webhook_deliveries x
+                WHERE x.tenant_id = p.tenant_id AND x.endpoint_id = p.endpoint_id AND x.status IN ('pending', 'retrying')
+                  AND x.next_attempt_at <= now() AND (x.lease_until IS NULL OR x.lease_until < now())
+                ORDER BY x.next_attempt_at, x.id LIMIT ${perEndpoint}) head) first
+            WHERE first.due > 0 AND (SELECT count(*) FROM webhook_deliveries l WHERE l.tenant_id = p.tenant_id AND l.endpoint_id = p.endpoint_id
+              AND l.lease_until IS NOT NULL AND l.lease_until > now()) < ${perEndpoint}
+          )
+          SELECT w.tenant_id, w.id, due.due FROM due JOIN webhook_endpoints w ON w.tenant_id = due.tenant_id AND w.id = due.endpoint_id
+          ORDER BY due.turn, due.oldest, w.id LIMIT ${limit}
+          FOR NO KEY UPDATE OF w SKIP LOCKED`
+        if (ready.length === 0) return []
         // Counted in a statement of its own, after the lock: its snapshot sees the leases of a claim that held the lock
         // and committed meanwhile (counted in the locking statement, they were missed and a fifth attempt went out).
-        const endpoints = yield* sql<{ id: string; busy: number }>`
+        const busy = yield* sql<{ id: string; busy: number }>`
           SELECT w.id, (SELECT count(*) FROM webhook_deliveries x WHERE x.tenant_id = w.tenant_id AND x.endpoint_id = w.id
-            AND x.status IN ('pending', 'retrying') AND x.lease_until > clock_timestamp())::int AS busy
-          FROM webhook_endpoints w WHERE w.id IN ${sql.in(locked.map((row) => row.id))}`
-        const room = new Map(endpoints.map((row) => [row.id, perEndpoint - Number(row.busy)]))
-        const chosen: Array<string> = []
-        for (const row of due) {
-          const left = room.get(row.endpoint_id) ?? 0
-          if (left <= 0 || chosen.length >= limit) continue
-          room.set(row.endpoint_id, left - 1)
-          chosen.push(row.id)
-        }
-        if (chosen.length === 0) return []
+            AND x.lease_until IS NOT NULL AND x.lease_until > now())::int AS busy
+          FROM webhook_endpoints w WHERE w.id IN ${sql.in(ready.map((row) => row.id))}`
+        const shares = dealt(ready, new Map(busy.map((row) => [row.id, perEndpoint - Number(row.busy)])), limit)
+        if (shares.length === 0) return []
         return yield* sql<Claimed>`
-          UPDATE webhook_deliveries SET lease_until = clock_timestamp() + ${`${leaseMs} milliseconds`}::interval, leased_by = ${workerId}
-          WHERE id IN ${sql.in(chosen)}
-          RETURNING tenant_id, id, endpoint_id, event_id, event_type, resource, resource_id, action, event_created_at, attempt_count`
+          UPDATE webhook_deliveries u SET lease_until = clock_timestamp() + ${`${leaseMs} milliseconds`}::interval, leased_by = ${workerId}
+          FROM (
+            SELECT c.tenant_id, c.id FROM jsonb_to_recordset(${JSON.stringify(shares)}::jsonb) AS e(tenant_id uuid, endpoint_id uuid, take int)
+            CROSS JOIN LATERAL (
+              SELECT x.tenant_id, x.id FROM webhook_deliveries x
+              WHERE x.tenant_id = e.tenant_id AND x.endpoint_id = e.endpoint_id AND x.status IN ('pending', 'retrying')
+                AND x.next_attempt_at <= now() AND (x.lease_until IS NULL OR x.lease_until < now())
+              ORDER BY x.next_attempt_at, x.id LIMIT e.take FOR UPDATE SKIP LOCKED) c
+          ) chosen
+          WHERE u.tenant_id = chosen.tenant_id AND u.id = chosen.id
+          RETURNING u.tenant_id, u.id, u.endpoint_id, u.event_id, u.event_type, u.resource, u.resource_id, u.action, u.event_created_at, u.attempt_count`
       }))
 
     const record = (delivery: Claimed, result: SendResult, attempt: number) =>
@@ -177,7 +228,7 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
 
     /** Gives back what this worker holds and has not finished: another worker (or this one, restarted) sends it. */
     const release = sql`UPDATE webhook_deliveries SET lease_until = NULL, leased_by = NULL
-      WHERE leased_by = ${workerId} AND status IN ('pending', 'retrying')`.pipe(Effect.asVoid)
+      WHERE lease_until IS NOT NULL AND leased_by = ${workerId} AND status IN ('pending', 'retrying')`.pipe(Effect.asVoid)
 
     return { workerId, claim, attempt, release, concurrency, pollMs: options.pollMs ?? 1000, graceMs: options.graceMs ?? 5000 }
   })
