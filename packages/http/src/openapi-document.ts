@@ -10,10 +10,13 @@ type Json = Record<string, unknown>
 export const AUTHENTICATION = [
   "Every operation except `GET /health`, `GET /versions`, `/openapi.json`, `/docs` and the OAuth endpoints needs `Authorization: Bearer <token>` (the bare token is accepted too).",
   "",
-  "- **API key**: `sk_<publicId>_<secret>`, created by an operator (`erp keys create --tenant T --name N --grant products:read`). It acts as its tenant with exactly its grants.",
+  "- **API key**: `sk_<publicId>_<secret>`, created by an operator (`erp keys create --tenant T --name N --permission products:read`, the option repeated for each permission, or `--all`) or by a tenant admin in the panel (`/panel`, API keys). It acts as its tenant with exactly its permissions.",
   "- **OAuth 2.1** (authorization code with PKCE): discover the server at `/.well-known/oauth-authorization-server`, register a client (`erp oauth-clients create`, or dynamic registration when enabled), send the user to `/oauth/authorize`, trade the code at `/oauth/token`. The access token (`svc_…`, or an ES256 JWT when `resource` names this server) acts as the user in the tenant chosen on the consent page, within the user's role and the token's scopes.",
   "",
-  "A missing or invalid credential is 401 with `WWW-Authenticate` pointing at `/.well-known/oauth-protected-resource`; a valid one without the permission is 403 `PERMISSION_DENIED`."
+  "",
+  "For example: `curl -H \"Authorization: Bearer sk_…\" https://erp.example.com/products?limit=10`.",
+  "",
+  "A missing or invalid credential is 401 with `WWW-Authenticate` pointing at `/.well-known/oauth-protected-resource`; a valid one without the permission is 403 `PERMISSION_DENIED`, whose message names it as `resource:action` (`products:create`)."
 ].join("\n")
 
 const EXAMPLE_UUID = "0b0f3f4e-6a39-4c55-9d1c-2f4b8f1a7c21"
@@ -30,7 +33,7 @@ const errorExample = (status: number, message: string, code?: string, fields?: R
 const errorExamples = (resource: AnyResource | undefined): Readonly<Record<string, Json>> => ({
   "400": errorExample(400, "limit must be an integer from 1 to 100, got \"0\"", "INVALID_PARAMETER"),
   "401": errorExample(401, "Authentication required: send Authorization: Bearer <token>", "MISSING_CREDENTIALS"),
-  "403": errorExample(403, `This credential lacks the read permission on ${resource?.name ?? "products"}`, "PERMISSION_DENIED"),
+  "403": errorExample(403, `This credential lacks the ${resource?.name ?? "products"}:read permission`, "PERMISSION_DENIED"),
   "404": errorExample(404, `${resource?.title ?? "Record"} not found`, resource?.notFoundCode ?? "ROUTE_NOT_FOUND"),
   "409": errorExample(409, `A ${resource?.title.toLowerCase() ?? "record"} with this reference_code already exists`, "DUPLICATE"),
   "412": errorExample(412, "The record changed since the If-Match ETag was read: read it again, then retry", "PRECONDITION_FAILED"),

@@ -68,8 +68,10 @@ describe("the API reference at /docs in Chromium", () => {
     const missing = tags.filter((tag) => !navigation.split("\n").some((line) => line.trim() === tag))
     expect(missing).toEqual([])
     expect(tags.length).toBeGreaterThan(20)
-    // Authentication is explained.
+    // Authentication is explained on the page itself: the header, both kinds of credential, how to make a key.
     await expect(page.getByText("Every operation except", { exact: false }).first().isVisible()).resolves.toBe(true)
+    const shown = await page.locator("body").innerText()
+    for (const words of ["Authorization: Bearer", "API key", "OAuth 2.1", "erp keys create", "--permission products:read"]) expect(shown, words).toContain(words)
     await page.screenshot({ path: SCREENSHOT, fullPage: false })
     await page.close()
     expect({ foreign, problems }).toEqual({ foreign: [], problems: [] })
