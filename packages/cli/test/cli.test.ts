@@ -1,9 +1,12 @@
+import type { Command } from "commander"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { erp, json, serve, stop } from "../../../test/support/cli.js"
+import { BIN, erp, json, serve, stop } from "../../../test/support/cli.js"
+import { makeProgram } from "../src/main.js"
 import { testDataDir } from "../../../test/support/stores.js"
 
 describe("erp CLI on the embedded store", () => {
@@ -231,6 +234,56 @@ describe("erp CLI on the embedded store", () => {
     // Progress lines may come first on a slow machine; the summary is the last line.
     expect(empty.stderr.trim().split("\n").at(-1)).toMatch(/^Exported 0 customers as ndjson to stdout in [\d.]+ s \(\d+ rows\/s\)$/)
   }, 120_000)
+
+  it("leaves an API key given to erp mcp out of the folder's lock file and of the message naming its holder", async () => {
+    const key = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "agent", "--all", "--json"]))
+    const agent = spawn(process.execPath, [BIN, ...flags, "mcp", "--api-key", key.token], { env: { ...process.env, DATABASE_URL: "" } })
+    const lock = path.join(dir, "erp.lock")
+    const socket = path.join(dir, "run", ".s.PGSQL.5432")
+    try {
+      await expect.poll(() => fs.existsSync(lock) && fs.existsSync(socket), { timeout: 60_000, interval: 200 }).toBe(true)
+      expect(JSON.parse(fs.readFileSync(lock, "utf8"))).toEqual({ pid: agent.pid, command: "erp.js" })
+      expect((fs.statSync(lock).mode & 0o777).toString(8)).toBe("600")
+      // Without the holder's socket the CLI is refused, naming the holder by its pid and command name only.
+      fs.rmSync(socket)
+      const refused = await erp([...flags, "tenants", "list"])
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(`in use by process ${agent.pid} (erp.js)`)
+      expect(refused.stderr).not.toContain(key.token)
+    } finally {
+      await stop(agent)
+    }
+  }, 120_000)
+})
+
+describe("secrets in help texts", () => {
+  it("names ERP_API_KEY in erp mcp --help without printing the key it holds", async () => {
+    const secret = "sk_test_0123456789abcdefghijklmnopqrstuv"
+    const help = await erp(["mcp", "--help"], { env: { ERP_API_KEY: secret } })
+    expect(help.code).toBe(0)
+    expect(help.stdout).toContain("ERP_API_KEY")
+    expect(help.stdout + help.stderr).not.toContain(secret)
+  }, 60_000)
+
+  it("prints no environment variable's value in any command's help", () => {
+    const secret = "s3cret-password"
+    const names = ["DATABASE_URL", "ERP_API_KEY", "ERP_SECRET_KEY", "ERP_SECRET_KEY_PREVIOUS", "ERP_DATA_DIR", "ERP_PUBLIC_URL"]
+    const saved = Object.fromEntries(names.map((name) => [name, process.env[name]]))
+    try {
+      for (const name of names) process.env[name] = `${name}-${secret}`
+      // Defaults are read when the commands are declared: the program is made with the variables set.
+      const walk = (command: Command): Array<Command> => [command, ...command.commands.flatMap(walk)]
+      const commands = walk(makeProgram())
+      expect(commands.length).toBeGreaterThan(30)
+      const leaked = commands.filter((command) => command.helpInformation().includes(secret)).map((command) => command.name())
+      expect(leaked).toEqual([])
+    } finally {
+      for (const name of names) {
+        if (saved[name] === undefined) delete process.env[name]
+        else process.env[name] = saved[name]
+      }
+    }
+  })
 })
 
 /** A port nothing listens on: one the system just handed out and took back. */

@@ -1,11 +1,12 @@
-import { type Command } from "commander"
+import { type Command, Option } from "commander"
 import { storeFrom, type StoreFlags } from "../runtime.js"
 
 export const registerMcp = (program: Command) =>
   program
     .command("mcp")
     .description("Serve MCP tools over stdio for an agent: with an API key's permissions, or as a local user in every tenant of theirs")
-    .option("--api-key <token>", "API key sk_… (or ERP_API_KEY)", process.env.ERP_API_KEY)
+    // Read from the environment when parsed, never shown: as a default, --help would print the key.
+    .addOption(new Option("--api-key <token>", "API key sk_…").env("ERP_API_KEY"))
     .option("--user <email>", "act as this user (email or id) in each of their tenants, within each role (or ERP_MCP_USER)", process.env.ERP_MCP_USER)
     .addHelpText("after", `
 Example (an MCP client starts it; examples/mcp-client-config.json has the entry):

@@ -1,6 +1,5 @@
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 
 /** The embedded store allows one process per data folder; a second one must stop with a clear message. */
@@ -8,12 +7,20 @@ export class DataDirLocked extends Error {
   readonly _tag = "DataDirLocked"
 }
 
+/**
+ * What the lock file says of its holder: the process id and the command's name, nothing of
+ * its arguments (`erp mcp --api-key sk_…` would leave the key for any local user to read).
+ */
 interface LockHolder {
   readonly pid: number
-  readonly host: string
   readonly command: string
-  readonly started_at: string
 }
+
+/** The name of this process's command (`erp.js`), never its arguments. */
+const commandName = (): string => path.basename(process.argv[1] ?? process.argv0)
+
+/** A holder's name as the message shows it: a lock file written with a whole command line shows its first word only. */
+const shownName = (command: unknown): string => (typeof command === "string" ? path.basename(command.trim().split(/\s+/)[0] ?? "") : "") || "unknown command"
 
 const isAlive = (pid: number): boolean => {
   try {
@@ -26,15 +33,17 @@ const isAlive = (pid: number): boolean => {
 
 const readHolder = (file: string): LockHolder | undefined => {
   try {
-    return JSON.parse(fs.readFileSync(file, "utf8")) as LockHolder
+    const read = JSON.parse(fs.readFileSync(file, "utf8")) as { readonly pid?: unknown; readonly command?: unknown }
+    return typeof read.pid === "number" ? { pid: read.pid, command: shownName(read.command) } : undefined
   } catch {
     return undefined
   }
 }
 
+/** Only its owner reads or writes the file (0600), whatever the umask allows. */
 const tryCreate = (file: string, holder: LockHolder): boolean => {
   try {
-    fs.writeFileSync(file, JSON.stringify(holder, null, 2) + "\n", { flag: "wx" })
+    fs.writeFileSync(file, JSON.stringify(holder, null, 2) + "\n", { flag: "wx", mode: 0o600 })
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
@@ -44,7 +53,7 @@ const tryCreate = (file: string, holder: LockHolder): boolean => {
 
 /**
  * Takes `<dir>/erp.lock` for this process, or fails naming the process that holds it.
- * A lock left by a process that is gone (same host, pid not running) is taken over.
+ * A lock left by a process that is gone (its pid not running) is taken over.
  */
 export const acquireDataDirLock = (dir: string) =>
   Effect.acquireRelease(
@@ -52,19 +61,14 @@ export const acquireDataDirLock = (dir: string) =>
       try: () => {
         fs.mkdirSync(dir, { recursive: true })
         const file = path.join(dir, "erp.lock")
-        const me: LockHolder = {
-          pid: process.pid,
-          host: os.hostname(),
-          command: process.argv.slice(1).join(" "),
-          started_at: new Date().toISOString()
-        }
+        const me: LockHolder = { pid: process.pid, command: commandName() }
         for (let attempt = 0; attempt < 3; attempt++) {
           if (tryCreate(file, me)) return file
           const holder = readHolder(file)
-          if (holder && (holder.host !== me.host || isAlive(holder.pid)) && holder.pid !== process.pid) {
+          if (holder && isAlive(holder.pid) && holder.pid !== process.pid) {
             throw new DataDirLocked(
-              `The embedded store at ${path.resolve(dir)} is in use by process ${holder.pid} on ${holder.host} ` +
-                `(${holder.command}, since ${holder.started_at}). PGlite allows one process per data folder: ` +
+              `The embedded store at ${path.resolve(dir)} is in use by process ${holder.pid} ` +
+                `(${holder.command}). PGlite allows one process per data folder: ` +
                 `stop that process, point ERP_DATA_DIR at another folder, or use PostgreSQL (DATABASE_URL) to share one store.`
             )
           }
