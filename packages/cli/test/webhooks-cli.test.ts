@@ -56,6 +56,34 @@ describe("erp webhooks, and the dispatcher of erp serve", () => {
     expect(disabled).toMatchObject({ id, enabled: false })
   })
 
+  it("makes keys holding webhook-endpoints permissions (or --all) that subscribe and unsubscribe over HTTP; deliveries have no permission of their own", async () => {
+    const platform = json(await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "automations",
+      "--permission", "webhook-endpoints:create", "--permission", "webhook-endpoints:delete", "--json"])).token
+    const unknown = await erp([...flags, "keys", "create", "--tenant", tenantId, "--name", "log", "--permission", "webhook-deliveries:read"])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(/Unknown resource "webhook-deliveries"/)
+    const host = await serve(flags)
+    try {
+      const call = async (key: string, method: string, path: string, body?: unknown) => {
+        const response = await fetch(`${host.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${key}`, ...(body ? { "content-type": "application/json" } : {}) },
+          ...(body ? { body: JSON.stringify(body) } : {})
+        })
+        return { status: response.status, body: response.status === 204 ? undefined : ((await response.json()) as Record<string, any>) }
+      }
+      const subscribed = await call(platform, "POST", "/webhook-endpoints", { url: "https://hooks.example.com/catch/42", events: ["sales-orders.*"] })
+      expect(subscribed.status, JSON.stringify(subscribed.body)).toBe(201)
+      const read = await call(platform, "GET", `/webhook-endpoints/${subscribed.body!.id}`)
+      expect(read.status).toBe(403)
+      expect(read.body!.message).toMatch(/webhook-endpoints/)
+      expect((await call(token, "GET", `/webhook-endpoints/${subscribed.body!.id}`)).status).toBe(200)
+      expect((await call(platform, "DELETE", `/webhook-endpoints/${subscribed.body!.id}`)).status).toBe(204)
+    } finally {
+      await stop(host.child)
+    }
+  })
+
   it("delivers every committed event at least once although the host is killed with SIGKILL mid-delivery", async () => {
     const created = json(await erp([...flags, "webhooks", "create", "--tenant", tenantId, "--url", receiver.url, "--events", "products.create", "--json"]))
     receiver.verifyWith([created.secret])

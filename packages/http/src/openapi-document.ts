@@ -33,7 +33,7 @@ const errorExample = (status: number, message: string, code?: string, fields?: R
 const errorExamples = (resource: AnyResource | undefined): Readonly<Record<string, Json>> => ({
   "400": errorExample(400, "limit must be an integer from 1 to 100, got \"0\"", "INVALID_PARAMETER"),
   "401": errorExample(401, "Authentication required: send Authorization: Bearer <token>", "MISSING_CREDENTIALS"),
-  "403": errorExample(403, `This credential lacks the ${resource?.name ?? "products"}:read permission`, "PERMISSION_DENIED"),
+  "403": errorExample(403, `This credential lacks the ${resource?.permission ?? "products"}:read permission`, "PERMISSION_DENIED"),
   "404": errorExample(404, `${resource?.title ?? "Record"} not found`, resource?.notFoundCode ?? "ROUTE_NOT_FOUND"),
   "409": errorExample(409, `A ${resource?.title.toLowerCase() ?? "record"} with this reference_code already exists`, "DUPLICATE"),
   "412": errorExample(412, "The record changed since the If-Match ETag was read: read it again, then retry", "PRECONDITION_FAILED"),

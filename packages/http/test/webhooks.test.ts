@@ -1,15 +1,33 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { asOperator, layerWebhookDispatcher, pruneEvents, type Principal, ResourceEngine, Tenancy, webhookDeliveries, webhookEndpoints, type DispatcherOptions } from "@erp/core"
-import { Effect, Fiber, Layer } from "effect"
+import {
+  allScopes, asOperator, layerWebhookDispatcher, OAuth, parsePermissionSpecs, pruneEvents, type Principal, resourceCodes, ResourceEngine, type Role, Tenancy,
+  webhookDeliveries, webhookEndpoints, type DispatcherOptions
+} from "@erp/core"
+import { Effect, Either, Fiber, Layer } from "effect"
+import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
-import { adminAccessToken } from "../../../test/support/oauth.js"
+import { adminAccessToken, createOAuthUser, FormSession, hiddenFieldsOf, makePkce, TEST_REDIRECT_URI } from "../../../test/support/oauth.js"
 import { eventually, startReceiver } from "../../../test/support/webhook-receiver.js"
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>
+
+/** An access token of a new user of `tenantId` with `role` and member permissions, issued directly (scopes: every one, unless given). */
+const userAccessToken = (host: TestHost, tenantId: string, role: Role, permissions: ReadonlyArray<string>, scopes = allScopes()): Promise<string> =>
+  host.run(Effect.gen(function* () {
+    const tenancy = yield* Tenancy
+    const oauth = yield* OAuth
+    const user = yield* tenancy.createUser({ email: `${role}-${randomBytes(6).toString("hex")}@example.com`, name: role })
+    yield* tenancy.addMember({ tenantId, userId: user.id, role, permissions: Either.getOrThrow(parsePermissionSpecs(permissions)) })
+    const { client } = yield* oauth.createClient({ name: "webhook tests", redirectUris: [TEST_REDIRECT_URI], kind: "confidential", registration: "operator" })
+    const pkce = makePkce()
+    const code = yield* oauth.issueCode({ client, userId: user.id, tenantId, redirectUri: TEST_REDIRECT_URI, redirectUriGiven: true, scopes, codeChallenge: pkce.challenge, resource: undefined })
+    const tokens = yield* oauth.exchangeCode({ client, code, redirectUri: TEST_REDIRECT_URI, codeVerifier: pkce.verifier, resource: undefined }, { issuer: host.url })
+    return tokens.access_token
+  }).pipe(Effect.orDie))
 
 /** A receiver that takes every request and never answers: how many are open now, and at most. */
 const startSilentReceiver = async () => {
@@ -74,7 +92,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
     await host?.close()
   })
 
-  it("creates an endpoint with a whsec_ secret shown once and stored sealed, records no event, and is admin only", async () => {
+  it("creates an endpoint with a whsec_ secret shown once and stored sealed, and records no event", async () => {
     const before = await host.request("GET", "/events?limit=100", { token: tenant.token })
     const created = await createEndpoint({ url: receiver.url, events: ["products.*"], description: "shop" })
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/)
@@ -87,12 +105,120 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
     expect(stored[0].secret_sealed).not.toContain(created.secret.slice(6))
     const after = await host.request("GET", "/events?limit=100", { token: tenant.token })
     expect(after.body.data.length).toBe(before.body.data.length)
-    // An API key has no role: admin-only resources refuse it whatever its grants.
-    for (const [method, path] of [["GET", "/webhook-endpoints"], ["POST", "/webhook-endpoints"], ["GET", "/webhook-endpoints/00000000-0000-4000-8000-000000000000/deliveries"]] as const) {
-      const response = await host.request(method, path, { token: tenant.token, ...(method === "POST" ? { body: { url: receiver.url, events: ["*"] } } : {}) })
-      expect(response.status, path).toBe(403)
-    }
     await engine((e) => e.remove(webhookEndpoints, admin, created.id))
+  })
+
+  it("lets an API key with webhook-endpoints permissions subscribe, read deliveries, act and unsubscribe; others get a 403 naming the permission", async () => {
+    const key = async (...specs: Array<string>) => (await host.createKey(tenant.id, Either.getOrThrow(parsePermissionSpecs(specs)))).token
+    // What an integration platform holds: the webhook-endpoints permission alone.
+    const platform = await key("webhook-endpoints:*")
+    const as = (token: string) => (method: string, path: string, body?: unknown) => host.request(method, path, { token, ...(body !== undefined ? { body } : {}) })
+    const zap = as(platform)
+    const subscribed = await zap("POST", "/webhook-endpoints", { url: receiver.url, events: ["financial-categories.create"], description: "Zap 42" })
+    expect(subscribed.status, JSON.stringify(subscribed.body)).toBe(201)
+    expect(subscribed.body.secret).toMatch(/^whsec_/)
+    const endpoint = subscribed.body.id as string
+    expect((await zap("GET", "/webhook-endpoints")).body.data.map((row: { id: string }) => row.id)).toContain(endpoint)
+    expect((await zap("PATCH", `/webhook-endpoints/${endpoint}`, { description: "Zap 42 (on)" })).status).toBe(200)
+    receiver.verifyWith([subscribed.body.secret])
+    startDispatcher()
+    const since = new Date(Date.now() - 1000).toISOString()
+    await write("POST", "/financial-categories", { name: "Subscribed", type: "expense" })
+    const path = `/webhook-endpoints/${endpoint}/deliveries`
+    await eventually(async () => (await zap("GET", `${path}?status=succeeded`)).body.data?.length === 1, 15_000, "a delivery in the log")
+    const [delivery] = (await zap("GET", path)).body.data
+    expect((await zap("GET", `${path}/${delivery.id}`)).body.attempts).toEqual([expect.objectContaining({ status_code: 200 })])
+    expect((await zap("POST", `${path}/${delivery.id}/retry`)).status).toBe(200)
+    expect((await zap("POST", `/webhook-endpoints/${endpoint}/replay`, { since })).status).toBe(200)
+    expect((await zap("POST", `/webhook-endpoints/${endpoint}/rotate-secret`)).status).toBe(200)
+
+    // Without the permission, or without the action's: 403 naming what is missing, nothing changed.
+    const denied = async (token: string, method: string, route: string, action: string, body?: unknown) => {
+      const answer = await as(token)(method, route, body)
+      expect(answer.status, `${method} ${route}`).toBe(403)
+      expect(answer.body, `${method} ${route}`).toMatchObject({ status_code: 403, code: "PERMISSION_DENIED" })
+      expect(answer.body.message, `${method} ${route}`).toMatch(new RegExp(`webhook-endpoints.*${action}|${action}.*webhook-endpoints`))
+    }
+    const shop = await key("products:*", "customers:*")
+    await denied(shop, "GET", "/webhook-endpoints", "read")
+    await denied(shop, "POST", "/webhook-endpoints", "create", { url: receiver.url, events: ["*"] })
+    await denied(shop, "GET", `/webhook-endpoints/${endpoint}`, "read")
+    await denied(shop, "GET", path, "read")
+    await denied(shop, "DELETE", `/webhook-endpoints/${endpoint}`, "delete")
+    const reader = await key("webhook-endpoints:read")
+    expect((await as(reader)("GET", path)).status).toBe(200)
+    await denied(reader, "POST", `${path}/${delivery.id}/retry`, "update")
+    await denied(reader, "POST", `/webhook-endpoints/${endpoint}/replay`, "update", { since })
+    await denied(reader, "POST", `/webhook-endpoints/${endpoint}/rotate-secret`, "update")
+    await denied(reader, "DELETE", `/webhook-endpoints/${endpoint}`, "delete")
+    // A key made with every permission (erp keys create --all) has this one too.
+    expect((await as(tenant.token)("GET", `/webhook-endpoints/${endpoint}`)).status).toBe(200)
+
+    // Members need the permission as keys do; admins have it by their role.
+    const member = (...specs: Array<string>) => userAccessToken(host, tenant.id, "member", specs)
+    const subscriber = await member("webhook-endpoints:read", "webhook-endpoints:create")
+    expect((await as(subscriber)("GET", path)).status).toBe(200)
+    const made = await as(subscriber)("POST", "/webhook-endpoints", { url: receiver.url, events: ["products.create"] })
+    expect(made.status).toBe(201)
+    await denied(subscriber, "DELETE", `/webhook-endpoints/${made.body.id}`, "delete")
+    await denied(await member("products:read"), "GET", "/webhook-endpoints", "read")
+    const adminToken = await userAccessToken(host, tenant.id, "admin", [])
+    expect((await as(adminToken)("GET", path)).status).toBe(200)
+    expect((await as(adminToken)("DELETE", `/webhook-endpoints/${made.body.id}`)).status).toBe(204)
+
+    // Another tenant's endpoint stays a 404, whatever the permission.
+    const stranger = await host.createTenant("BR")
+    const strangerKey = (await host.createKey(stranger.id, Either.getOrThrow(parsePermissionSpecs(["webhook-endpoints:*"])))).token
+    for (const [method, route] of [["GET", `/webhook-endpoints/${endpoint}`], ["GET", path], ["GET", `${path}/${delivery.id}`], ["DELETE", `/webhook-endpoints/${endpoint}`]] as const) {
+      expect((await as(strangerKey)(method, route)).status, `${method} ${route}`).toBe(404)
+    }
+    expect((await as(strangerKey)("GET", "/webhook-endpoints")).body.data).toEqual([])
+
+    // Unsubscribing when the automation is turned off.
+    expect((await zap("DELETE", `/webhook-endpoints/${endpoint}`)).status).toBe(204)
+    expect((await zap("GET", `/webhook-endpoints/${endpoint}`)).status).toBe(404)
+  })
+
+  it("lets a member with the webhook-endpoints update permission send a test event from the panel, and refuses one without it", async () => {
+    const endpoint = await createEndpoint({ url: receiver.url, events: ["products.create"] })
+    receiver.verifyWith([endpoint.secret])
+    const panel = async (...permissions: Array<string>) => {
+      const user = await createOAuthUser(host, [{ tenantId: tenant.id, role: "member", permissions }])
+      const session = new FormSession()
+      const form = await session.request("GET", `${host.url}/panel/sign-in`)
+      expect((await session.post(`${host.url}/panel/sign-in`, { ...hiddenFieldsOf(form.text), email: user.email, password: user.password })).status).toBe(303)
+      const page = await session.get(`${host.url}/panel/r/webhook-endpoints/${endpoint.id}`)
+      return { session, page, csrf: hiddenFieldsOf(page.text).csrf }
+    }
+    const reader = await panel("webhook-endpoints:read")
+    expect(reader.page.status).toBe(200)
+    expect(reader.page.text).not.toContain(`/r/webhook-endpoints/${endpoint.id}/test`)
+    const refused = await reader.session.post(`${host.url}/panel/r/webhook-endpoints/${endpoint.id}/test`, { csrf: reader.csrf })
+    expect(refused.status).toBe(403)
+    expect(refused.text).toMatch(/webhook-endpoints/)
+    const operator = await panel("webhook-endpoints:read", "webhook-endpoints:update")
+    expect(operator.page.text).toContain(`/r/webhook-endpoints/${endpoint.id}/test`)
+    const sent = await operator.session.post(`${host.url}/panel/r/webhook-endpoints/${endpoint.id}/test`, { csrf: operator.csrf })
+    expect(sent.status).toBe(200)
+    expect(sent.text).toMatch(/id="test-result"[^>]*>[^<]*&quot;statusCode&quot;: 200/)
+    expect(receiver.received.at(-1)?.payload.type).toBe("webhook.test")
+    await engine((e) => e.remove(webhookEndpoints, admin, endpoint.id))
+  })
+
+  it("names webhook-endpoints as a permission and OAuth scope that covers the deliveries, with no code of their own", async () => {
+    expect(resourceCodes()).toContain("webhook-endpoints")
+    expect(resourceCodes()).not.toContain("webhook-deliveries")
+    expect(Either.isLeft(parsePermissionSpecs(["webhook-deliveries:read"]))).toBe(true)
+    expect(allScopes()).toEqual(expect.arrayContaining(["webhook-endpoints:read", "webhook-endpoints:create", "webhook-endpoints:update", "webhook-endpoints:delete"]))
+    expect(allScopes().filter((scope) => scope.startsWith("webhook-deliveries"))).toEqual([])
+    // A token whose scopes hold webhook-endpoints:read alone reads deliveries, and may not retry one.
+    const endpoint = await createEndpoint({ url: receiver.url, events: ["products.create"] })
+    const token = await userAccessToken(host, tenant.id, "admin", [], ["webhook-endpoints:read"])
+    expect((await host.request("GET", `/webhook-endpoints/${endpoint.id}/deliveries`, { token })).status).toBe(200)
+    const refused = await host.request("PATCH", `/webhook-endpoints/${endpoint.id}`, { token, body: { description: "no" } })
+    expect(refused.status).toBe(403)
+    expect(refused.body.message).toMatch(/webhook-endpoints:update/)
+    await engine((e) => e.remove(webhookEndpoints, admin, endpoint.id))
   })
 
   it("refuses private, loopback and http URLs without ERP_WEBHOOKS_ALLOW_PRIVATE, and unknown events", async () => {

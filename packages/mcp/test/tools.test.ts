@@ -83,7 +83,7 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
   describe("tools/list", () => {
     it("offers list_tenants, the five tools of every business resource, their actions and the catalogs' read tools, and nothing else", async () => {
       const { tools } = await admin.client.listTools()
-      // Webhook configuration is served too (admin only): its five tools and the actions of both its resources.
+      // Webhook configuration is served too: its five tools and the actions of both its resources.
       const actionTools = [...resources, ...webhookResources].flatMap((resource) => (resource.actions ?? []).map((action) => `${action.name}_${resource.singular.replace(/[^A-Za-z0-9]+/g, "_")}`))
       expect(actionTools).toEqual(expect.arrayContaining(["allocate_payable", "unallocate_payable", "cancel_receivable", "import_ofx_financial_account"]))
       const expected = ["list_tenants", ...[...resources, webhookEndpoints].flatMap((resource) => Object.values(toolNames(resource))), ...actionTools, ...readToolNames]

@@ -3,8 +3,11 @@ import { ACTIONS, type Action } from "./principal.js"
 import { type InvalidRequest, invalid } from "../errors.js"
 import { allResources } from "../resources/index.js"
 
-/** Every `resource_code` a permission can name: business resources, the change feed (`events`) and the catalogs. */
-export const resourceCodes = (): ReadonlyArray<string> => allResources.map((resource) => resource.name)
+/**
+ * Every `resource_code` a permission can name: business resources, the change feed (`events`),
+ * webhook endpoints (their deliveries included) and the catalogs.
+ */
+export const resourceCodes = (): ReadonlyArray<string> => [...new Set(allResources.map((resource) => resource.permission))]
 
 export interface PermissionGrant {
   readonly resource_code: string

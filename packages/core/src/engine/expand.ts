@@ -66,7 +66,7 @@ export const applyExpansions = (
     let out = records
     for (const expansion of expansions) {
       const target = expansion.resource()
-      yield* authorize(principal, target.name, "read", target.adminOnly)
+      yield* authorize(principal, target.permission, "read", target.adminOnly)
       const ids = idsOf(out, expansion)
       const found = ids.length === 0 ? [] : yield* repo.findByIds(target, principal.tenantId, ids)
       const byId = new Map(found.map((record) => [String(record.id), present(target, record)]))

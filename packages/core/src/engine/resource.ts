@@ -210,7 +210,7 @@ export interface Lookup {
 
 /** What a resource author writes: its fields once, and the rules around them. */
 export interface ResourceDeclaration<F extends Fields> {
-  /** Path segment and permission `resource_code`, e.g. `products`. */
+  /** Path segment and permission `resource_code` (unless `permission` names another), e.g. `products`. */
   readonly name: string
   /** Singular for tool and operation names, e.g. `product`. */
   readonly singular: string
@@ -221,6 +221,11 @@ export interface ResourceDeclaration<F extends Fields> {
   /** Machine code of the 404 body, e.g. `PRODUCT_NOT_FOUND`. */
   readonly notFoundCode: string
   readonly adminOnly?: boolean
+  /**
+   * The permission `resource_code` that governs it, when not its own name: records served
+   * under another resource's (an endpoint's deliveries) are read and acted on with its code.
+   */
+  readonly permission?: string
   /**
    * Written and read through core by the embedding app (the product panel) only: no
    * REST route, no MCP tool (spec "Events": the event is only a signal). Its writes
@@ -345,7 +350,9 @@ export interface ChildCollection {
  * One resource, compiled from its declaration: the engine, the SQL repository,
  * HTTP routes, OpenAPI, MCP tools and CLI export are all derived from this value.
  */
-export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaration<Fields>, "writes"> {
+export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaration<Fields>, "writes" | "permission"> {
+  /** The permission `resource_code` every check on it names: the declared one, else its name. */
+  readonly permission: string
   readonly identifier: string
   readonly idType: "uuid" | "integer"
   /** The record as answered (JSON shape); `R` is its type (see `RecordType`). */
@@ -531,6 +538,7 @@ export const defineResource = <F extends Fields>(declaration: ResourceDeclaratio
   }
   return {
     ...rest,
+    permission: declaration.permission ?? declaration.name,
     fields,
     identifier,
     idType: fields.id?.column?.type === "integer" ? "integer" : "uuid",

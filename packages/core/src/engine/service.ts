@@ -282,7 +282,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         ) =>
           Effect.gen(function* () {
             yield* untrustedParams(given)
-            yield* authorize(principal, resource.name, "read", resource.adminOnly)
+            yield* authorize(principal, resource.permission, "read", resource.adminOnly)
             const expansions = yield* parseExpand(resource, given)
             const params = withoutExpand(given)
             yield* requireFilters(resource, params)
@@ -354,7 +354,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         /** What every walk checks first: the caller's right to read, the filters, the query (the caller's visibility included). */
         const walkQuery = (resource: AnyResource, principal: Principal, params: QueryParams) =>
           Effect.gen(function* () {
-            yield* authorize(principal, resource.name, "read", resource.adminOnly)
+            yield* authorize(principal, resource.permission, "read", resource.adminOnly)
             yield* requireFilters(resource, params)
             const scope = resource.visibility?.list ? resource.visibility.filter(principal) : undefined
             return yield* parseListQuery(listShape(resource), params, secret, scope)
@@ -482,7 +482,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         }
         /** A plain read's checks, before any statement: its permission, then its id (as stored). */
         const plainRead = (resource: AnyResource, principal: Principal, id: string): string | ReadError =>
-          can(principal, resource.name, "read", resource.adminOnly) ? checkId(resource, id) : forbidden(principal, resource.name, "read", resource.adminOnly)
+          can(principal, resource.permission, "read", resource.adminOnly) ? checkId(resource, id) : forbidden(principal, resource.permission, "read", resource.adminOnly)
 
         const startFindById = repo.startFindById
         const startGet = startFindById &&
@@ -502,7 +502,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         /** A read naming parameters (`expand[]`, `with_deleted`), checked before anything is read. */
         const getWith = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
           yield* untrustedParams(params)
-          yield* authorize(principal, resource.name, "read", resource.adminOnly)
+          yield* authorize(principal, resource.permission, "read", resource.adminOnly)
           const expansions = yield* parseExpand(resource, params)
           const withDeleted = yield* withDeletedParam(withoutExpand(params))
           const checked = yield* requireId(resource, id)
@@ -518,7 +518,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
 
         const lookup = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, name: string, value: string, params: QueryParams = []) {
           yield* untrustedParams(params)
-          yield* authorize(principal, resource.name, "read", resource.adminOnly)
+          yield* authorize(principal, resource.permission, "read", resource.adminOnly)
           const declared = resource.lookups?.find((candidate) => candidate.name === name)
           if (!declared) return yield* Effect.fail(notFound(resource))
           const match = yield* makeCondition(resource.filters, declared.field, "eq", declared.normalize ? declared.normalize(value) : value, declared.parameter)
@@ -665,7 +665,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         /** Authorization, read-only fields and decoding: everything a create checks before its unit of work. */
         const decodeCreate = (resource: AnyResource, principal: Principal, body: unknown) =>
           Effect.gen(function* () {
-            yield* authorize(principal, resource.name, "create", resource.adminOnly)
+            yield* authorize(principal, resource.permission, "create", resource.adminOnly)
             const write = yield* writable(resource)
             const named = yield* renameAliases(resource, body)
             yield* refuseReadOnly(resource, named, "create")
@@ -744,7 +744,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         /** Authorization, read-only fields and decoding: everything an update checks before its unit of work. */
         const decodeUpdate = (resource: AnyResource, principal: Principal, id: string, body: unknown) =>
           Effect.gen(function* () {
-            yield* authorize(principal, resource.name, "update", resource.adminOnly)
+            yield* authorize(principal, resource.permission, "update", resource.adminOnly)
             const write = yield* writable(resource)
             const checked = yield* requireId(resource, id)
             const named = yield* renameAliases(resource, body)
@@ -833,7 +833,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         /** A soft delete inside the caller's unit of work, through the resource's `beforeRemove`. */
         const removeWithin = (resource: AnyResource, principal: Principal, id: string, precondition?: Precondition): Effect.Effect<void, WriteError, UnitOfWork> =>
           Effect.gen(function* () {
-            yield* authorize(principal, resource.name, "delete", resource.adminOnly)
+            yield* authorize(principal, resource.permission, "delete", resource.adminOnly)
             yield* writable(resource)
             yield* softDeletable(resource)
             const checked = yield* requireId(resource, id)
@@ -848,7 +848,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           })
 
         const remove = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, options: WriteOptions = {}) {
-          yield* authorize(principal, resource.name, "delete", resource.adminOnly)
+          yield* authorize(principal, resource.permission, "delete", resource.adminOnly)
           yield* writable(resource)
           yield* softDeletable(resource)
           const checked = yield* requireId(resource, id)
@@ -856,7 +856,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         }, traced("ResourceEngine.remove"))
 
         const restore = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string) {
-          yield* authorize(principal, resource.name, "update", resource.adminOnly)
+          yield* authorize(principal, resource.permission, "update", resource.adminOnly)
           yield* writable(resource)
           yield* softDeletable(resource)
           const checked = yield* requireId(resource, id)
@@ -893,7 +893,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           body: unknown,
           options: WriteOptions = {}
         ) {
-          yield* authorize(principal, resource.name, declared.permission, resource.adminOnly)
+          yield* authorize(principal, resource.permission, declared.permission, resource.adminOnly)
           const checked = yield* requireId(resource, id)
           const checkedParams: Record<string, string> = {}
           for (const [name, value] of Object.entries(params)) checkedParams[name] = yield* requireUuid(value, name)

@@ -9,11 +9,18 @@ import { type OAuthError, oauthError } from "./errors.js"
  * e.g. `products:read`, `customers:update`. A token can never do more than the
  * user's role allows; the scopes narrow it further.
  */
-export const allScopes = (): ReadonlyArray<string> =>
-  // Only what can be done: the read-only catalogs have `read` alone; a read-only resource with actions (retrying a webhook delivery) also what they need.
-  allResources.flatMap((resource) =>
-    (resource.write ? ACTIONS : ACTIONS.filter((action) => action === "read" || (resource.actions ?? []).some((declared) => declared.permission === action)))
-      .map((action) => `${resource.name}:${action}`))
+export const allScopes = (): ReadonlyArray<string> => {
+  // Only what can be done, per permission code (webhook endpoints govern their deliveries too): the read-only
+  // catalogs have `read` alone; a read-only resource with actions also what they need.
+  const actions = new Map<string, Set<Action>>()
+  for (const resource of allResources) {
+    const granted = actions.get(resource.permission) ?? actions.set(resource.permission, new Set<Action>(["read"])).get(resource.permission)!
+    for (const action of ACTIONS) {
+      if (resource.write || (resource.actions ?? []).some((declared) => declared.permission === action)) granted.add(action)
+    }
+  }
+  return [...actions].flatMap(([code, granted]) => ACTIONS.filter((action) => granted.has(action)).map((action) => `${code}:${action}`))
+}
 
 /** The scopes asked for, or every scope when none is asked (the user's role still bounds the token). */
 export const parseScope = (scope: string | undefined): Either.Either<ReadonlyArray<string>, OAuthError> => {

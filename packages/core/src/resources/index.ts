@@ -52,7 +52,7 @@ export const panelResources: ReadonlyArray<AnyResource> = [
   tenantEmailIdentities
 ] as ReadonlyArray<AnyResource>
 
-/** The tenant's webhook configuration and delivery log: admin only, no events. */
+/** The tenant's webhook configuration and delivery log (one permission code, `webhook-endpoints`), no events. */
 export const webhookResources: ReadonlyArray<AnyResource> = [webhookEndpoints, webhookDeliveries] as ReadonlyArray<AnyResource>
 
 /** Everything every transport serves: business resources, the change feed, webhooks, and the read-only reference catalogs. */

@@ -40,16 +40,17 @@ const retry: ResourceAction = {
 /**
  * One event for one endpoint, and every attempt to send it. Created with the event (in
  * its transaction) for each enabled endpoint subscribed to it, or by a replay; sent by
- * the dispatcher. Read and retried by admins; never written by clients otherwise.
+ * the dispatcher. Part of its endpoint: read with the `webhook-endpoints` read permission,
+ * retried with its update permission; never written by clients otherwise.
  */
 export const webhookDeliveries = defineResource({
   name: "webhook-deliveries",
   singular: "webhook-delivery",
   title: "Webhook delivery",
   description: "One event sent to one webhook endpoint, with each attempt (status code, latency, error, the first 4 KiB of the answer). " +
-    "Filter by endpoint_id, status and event_type. Admin only.",
+    "Filter by endpoint_id, status and event_type. Read with the webhook-endpoints read permission, retried with its update permission.",
   notFoundCode: "WEBHOOK_DELIVERY_NOT_FOUND",
-  adminOnly: true,
+  permission: "webhook-endpoints",
   nestedUnder: { parent: () => resourceNamed("webhook-endpoints"), key: "endpoint_id", segment: "deliveries" },
   table: "webhook_deliveries",
   softDelete: false,

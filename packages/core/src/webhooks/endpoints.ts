@@ -161,16 +161,18 @@ const deliveryOf = (endpointId: string, event: Row): Row => ({
 })
 
 /**
- * Where the tenant's events are POSTed, signed (Standard Webhooks). Admin only; writing
- * an endpoint records no event (spec "Events", rule 4).
+ * Where the tenant's events are POSTed, signed (Standard Webhooks). Its permission code is
+ * granted like any other, so an integration platform subscribes and unsubscribes with the
+ * key a user connected (Zapier's REST hooks, n8n and Make triggers); it governs the
+ * endpoint's deliveries too. Writing an endpoint records no event (spec "Events", rule 4).
  */
 export const webhookEndpoints = defineResource({
   name: "webhook-endpoints",
   singular: "webhook-endpoint",
   title: "Webhook endpoint",
-  description: "A URL the tenant's events are POSTed to, signed with its secret (Standard Webhooks). Admin only; no events are recorded for these writes.",
+  description: "A URL the tenant's events are POSTed to, signed with its secret (Standard Webhooks). Needs the webhook-endpoints permission " +
+    "(read, create, update, delete), which also governs the endpoint's deliveries; no events are recorded for these writes.",
   notFoundCode: "WEBHOOK_ENDPOINT_NOT_FOUND",
-  adminOnly: true,
   table: "webhook_endpoints",
   fields: {
     id: id(),

@@ -7,7 +7,7 @@ import { csrfField, escapeHtml, type PanelContext, time } from "./layout.js"
 
 /** Resources with soft delete the caller may read: where there is something to restore. */
 export const restorable = (registry: ReadonlyArray<AnyResource>, ctx: PanelContext) =>
-  tenantResources(registry).filter((resource) => resource.softDelete !== false && can(ctx.principal, resource.name, "read", resource.adminOnly))
+  tenantResources(registry).filter((resource) => resource.softDelete !== false && can(ctx.principal, resource.permission, "read", resource.adminOnly))
 
 /** Deleted records per resource, searchable, each with a restore button: the engine's restore, which records `<resource>.restore`. */
 export const makeDeleted = (kit: Kit) => {
@@ -30,7 +30,7 @@ export const makeDeleted = (kit: Kit) => {
       if (cursor) params.push(["cursor", cursor])
       const page = yield* kit.engine.list(resource, ctx.principal, params).pipe(Effect.either)
       if (page._tag === "Left") return kit.refusal(ctx, t("Deleted records"), page.left.message, page.left._tag === "Forbidden" ? 403 : 400)
-      const mayRestore = can(ctx.principal, resource.name, "update", resource.adminOnly)
+      const mayRestore = can(ctx.principal, resource.permission, "update", resource.adminOnly)
       const rows = (page.right.data as ReadonlyArray<Record<string, unknown>>).map((record) =>
         `<tr><td data-label="${t("Name")}"><a href="${ctx.root}/r/${resource.name}/${escapeHtml(String(record.id))}">${escapeHtml(recordLabel(record))}</a></td>` +
         `<td data-label="${t("Deleted")}">${time(ctx, record.deleted_at as string)}</td><td class="actions">` +

@@ -54,7 +54,7 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
       main.push({ href: `${root}/deleted`, label: t("Deleted records"), key: "deleted" })
       const resources = registry
         .filter((resource) => resource.storage !== "catalog" && resource.name !== "events" && !resource.nestedUnder)
-        .filter((resource) => can(ctx.principal, resource.name, "read", resource.adminOnly))
+        .filter((resource) => can(ctx.principal, resource.permission, "read", resource.adminOnly))
         .map((resource) => ({ href: `${root}/r/${resource.name}`, label: resourceLabel(resource), key: `r:${resource.name}` }))
       return { main, resources }
     }

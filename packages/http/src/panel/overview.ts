@@ -28,7 +28,7 @@ export const makeOverview = (kit: Kit) =>
   kit.signedIn((ctx) =>
     Effect.gen(function* () {
       const { t } = ctx
-      const readable = tenantResources(kit.registry).filter((resource) => can(ctx.principal, resource.name, "read", resource.adminOnly))
+      const readable = tenantResources(kit.registry).filter((resource) => can(ctx.principal, resource.permission, "read", resource.adminOnly))
       const counts = yield* Effect.forEach(readable, (resource: AnyResource) =>
         kit.engine.list(resource, ctx.principal, [["limit", String(COUNT_LIMIT)]]).pipe(
           Effect.map((page) => ({ resource, text: page.pagination.has_next_page ? `${COUNT_LIMIT}+` : String(page.data.length) })),

@@ -1,5 +1,5 @@
 import { HttpRouter } from "@effect/platform"
-import { type AnyResource, can, type ResourceAction, sendTestEvent } from "@erp/core"
+import { type AnyResource, can, forbidden, type ResourceAction, sendTestEvent } from "@erp/core"
 import { Effect } from "effect"
 import { pager, recordLabel, showValue, tenantResources, withQuery } from "./display.js"
 import { formProblem, type FieldProblems } from "./forms.js"
@@ -45,7 +45,7 @@ export const makeRecords = (kit: Kit) =>
     const resourceFor = (ctx: PanelContext) =>
       Effect.map(HttpRouter.params, (params) => {
         const resource = known(params.resource)
-        return resource && can(ctx.principal, resource.name, "read", resource.adminOnly) ? { resource, params } : undefined
+        return resource && can(ctx.principal, resource.permission, "read", resource.adminOnly) ? { resource, params } : undefined
       })
     const notFound = (ctx: PanelContext) => kit.refusal(ctx, ctx.t("Not found"), ctx.t("Not found"), 404)
     const failure = (ctx: PanelContext, title: string, error: EngineFailure) => kit.refusal(ctx, title, error.message, STATUS_OF[error._tag] ?? 400)
@@ -69,7 +69,7 @@ export const makeRecords = (kit: Kit) =>
         const rows = records.map((record) =>
           `<tr><td data-label="${t("Name")}"><a href="${ctx.root}/r/${resource.name}/${escapeHtml(String(record.id))}">${escapeHtml(recordLabel(record))}</a></td>` +
           columns.map((column) => `<td data-label="${escapeHtml(column)}">${showValue(ctx, record[column])}</td>`).join("") + `</tr>`).join("")
-        const mayCreate = writable(resource) && can(ctx.principal, resource.name, "create", resource.adminOnly)
+        const mayCreate = writable(resource) && can(ctx.principal, resource.permission, "create", resource.adminOnly)
         const flash = query.get("deleted") ? t("The record was deleted.") : undefined
         const body = `<div class="bar"><h1>${escapeHtml(resourceLabel(resource))}</h1>` +
           (mayCreate ? `<a class="btn primary" href="${ctx.root}/r/${resource.name}/new">${t("New record")}</a>` : "") + `</div>` +
@@ -142,7 +142,7 @@ export const makeRecords = (kit: Kit) =>
 
     const actionForms = (ctx: PanelContext, resource: AnyResource, record: Row) =>
       (resource.actions ?? [])
-        .filter((action) => action.method === "POST" && !action.raw && can(ctx.principal, resource.name, action.permission, resource.adminOnly))
+        .filter((action) => action.method === "POST" && !action.raw && can(ctx.principal, resource.permission, action.permission, resource.adminOnly))
         .map((action) =>
           `<form method="post" action="${ctx.root}/r/${resource.name}/${escapeHtml(String(record.id))}/actions/${action.name}" class="card">${csrfField(ctx)}` +
           `<h3>${escapeHtml(action.summary)}</h3><p class="muted small">${escapeHtml(action.description)}</p>` +
@@ -152,7 +152,7 @@ export const makeRecords = (kit: Kit) =>
 
     /** Nested resources (an endpoint's deliveries), listed on their parent's page. */
     const nestedLists = (ctx: PanelContext, resource: AnyResource, record: Row) =>
-      Effect.forEach(kit.registry.filter((item) => item.nestedUnder?.parent().name === resource.name && can(ctx.principal, item.name, "read", item.adminOnly)), (nested) =>
+      Effect.forEach(kit.registry.filter((item) => item.nestedUnder?.parent().name === resource.name && can(ctx.principal, item.permission, "read", item.adminOnly)), (nested) =>
         kit.engine.list(nested, ctx.principal, [[nested.nestedUnder!.key, String(record.id)], ["limit", "25"]]).pipe(
           Effect.map((page) => {
             const rows = (page.data as ReadonlyArray<Row>).map((item) =>
@@ -180,12 +180,12 @@ export const makeRecords = (kit: Kit) =>
         const visible = Object.entries(row).filter(([name]) => !resource.hidden.includes(name))
         const details = `<dl class="record">${visible.map(([name, value]) => `<dt>${escapeHtml(name)}</dt><dd>${showValue(ctx, value)}</dd>`).join("")}</dl>`
         const live = row.deleted_at === null || row.deleted_at === undefined
-        const mayUpdate = live && writable(resource) && can(ctx.principal, resource.name, "update", resource.adminOnly)
-        const mayDelete = live && writable(resource) && can(ctx.principal, resource.name, "delete", resource.adminOnly)
+        const mayUpdate = live && writable(resource) && can(ctx.principal, resource.permission, "update", resource.adminOnly)
+        const mayDelete = live && writable(resource) && can(ctx.principal, resource.permission, "delete", resource.adminOnly)
         const query = queryOf(request)
         const flash = query.get("saved") ? t("The record was saved.") : query.get("done") ? t("The record was saved.") : undefined
         const nested = live ? (yield* nestedLists(ctx, resource, row)).join("") : ""
-        const testEvent = resource.name === "webhook-endpoints" && live
+        const testEvent = resource.name === "webhook-endpoints" && live && can(ctx.principal, resource.permission, "update")
           ? `<form method="post" action="${ctx.root}/r/${resource.name}/${escapeHtml(String(row.id))}/test" class="card">${csrfField(ctx)}<h3>webhook.test</h3>` +
             `<div class="form-actions"><button class="secondary" type="submit">Send test event</button></div></form>`
           : ""
@@ -265,11 +265,12 @@ export const makeRecords = (kit: Kit) =>
         })
       }))
 
-    /** Signs and sends a `webhook.test` to the endpoint now, outside the delivery log, and shows the answer. */
+    /** Signs and sends a `webhook.test` to the endpoint now, outside the delivery log, and shows the answer: an action on the endpoint (update). */
     const testEvent = kit.posted((ctx) =>
       Effect.gen(function* () {
         const params = yield* HttpRouter.params
-        if (!ctx.isAdmin || params.resource !== "webhook-endpoints") return notFound(ctx)
+        if (params.resource !== "webhook-endpoints" || !can(ctx.principal, "webhook-endpoints", "read")) return notFound(ctx)
+        if (!can(ctx.principal, "webhook-endpoints", "update")) return failure(ctx, "webhook.test", forbidden(ctx.principal, "webhook-endpoints", "update"))
         const result = yield* sendTestEvent(ctx.tenant.id, params.id ?? "").pipe(Effect.provide(services), Effect.either)
         if (result._tag === "Left") return failure(ctx, "webhook.test", result.left)
         return kit.page(ctx, {

@@ -39,7 +39,7 @@ describe.each(storeKinds)("cross-tenant sweep on %s", (kind) => {
 
   beforeAll(async () => {
     host = await startTestHost(testStore(kind))
-    // Admin users' tokens: admin-only resources (webhook endpoints) are swept too.
+    // Admin users' tokens: every resource a role reaches is swept, not just refused.
     const asAdmin = async (tenant: TestTenant): Promise<TestTenant> => ({ ...tenant, token: await adminAccessToken(host, tenant.id) })
     owner = await asAdmin(await host.createTenant())
     intruder = await asAdmin(await host.createTenant())

@@ -36,7 +36,7 @@ describe.each(storeKinds)("hostile requests on %s", (kind) => {
 
   beforeAll(async () => {
     host = await startTestHost(testStore(kind))
-    // An admin user's token: admin-only resources (webhook endpoints) are attacked too, not just refused.
+    // An admin user's token: every resource a role reaches is attacked, not just refused.
     const created = await host.createTenant()
     tenant = { ...created, token: await adminAccessToken(host, created.id) }
     // One record of each writable resource, from its declared example, so ids in paths reach real rows.
