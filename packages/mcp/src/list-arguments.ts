@@ -31,6 +31,17 @@ export const describeFilterFields = (resource: AnyResource): string =>
     )
     .join("\n")
 
+/**
+ * A filter taken as an argument of its own (a parameter the REST route requires, a lookup's
+ * selector): its declared description, its type, and the one operator it is compared with.
+ */
+export const describeFilterArgument = (resource: AnyResource, name: string, required: boolean): string => {
+  const field = resource.filters[name]
+  const text = field?.description ?? `The ${name} filter.`
+  const said = required && !/^required\b/i.test(text) ? `Required. ${text}` : text
+  return `${said}${/[.!?]$/.test(said) ? "" : "."} A ${field?.type ?? "string"}, compared with eq${field?.caseInsensitive ? " (any case)" : ""}.`
+}
+
 /** `expand`: embeds answered as full records (the resource's declared expansions; anything else is refused). */
 export const expandArgument = (resource: AnyResource) =>
   Schema.optional(Schema.Array(Schema.String).annotations({

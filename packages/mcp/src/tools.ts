@@ -19,7 +19,8 @@ import {
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import { type Context, Effect, Schema } from "effect"
 import { ANY_OBJECT, inputJsonSchema, type ObjectJsonSchema, outputJsonSchema } from "./json-schema.js"
-import { expandArgument, listArguments, toQueryParams, unsupportedListArguments } from "./list-arguments.js"
+import { describeFilterArgument, expandArgument, listArguments, toQueryParams, unsupportedListArguments } from "./list-arguments.js"
+import { describeProperties } from "./property-descriptions.js"
 
 export type ToolArguments = Readonly<Record<string, unknown>>
 
@@ -72,9 +73,7 @@ const withEngine = <A, E>(use: (engine: Context.Tag.Service<ResourceEngine>) => 
 const listParameters = (resource: AnyResource, required: ReadonlyArray<string>) => {
   const topLevel = Object.fromEntries(required.map((name) => [
     name,
-    Schema.optional(Schema.Union(Schema.String, Schema.Number).annotations({
-      description: `Required. ${resource.filters[name]?.description ?? `The ${name} parameter.`}`
-    }))
+    Schema.optional(Schema.Union(Schema.String, Schema.Number).annotations({ description: describeFilterArgument(resource, name, true) }))
   ]))
   const args = Schema.Struct({ ...listArguments(resource).fields, ...topLevel })
   const schema = withoutProperties(inputJsonSchema(args), unsupportedListArguments(resource))
@@ -170,7 +169,7 @@ const lookupTool = (resource: AnyResource, lookup: Lookup): ToolDefinition => {
   const args = Schema.Struct({
     [lookup.parameter]: Schema.String.annotations({ description: lookup.description }),
     ...Object.fromEntries(
-      selectors.map((name) => [name, Schema.optional(Schema.Union(Schema.String, Schema.Number)).annotations({ description: resource.filters[name]?.description ?? name })])
+      selectors.map((name) => [name, Schema.optional(Schema.Union(Schema.String, Schema.Number)).annotations({ description: describeFilterArgument(resource, name, false) })])
     )
   })
   return {
@@ -197,7 +196,7 @@ const createTool = (resource: AnyResource, write: Writes): ToolDefinition => ({
   description: `Creates a ${resource.singular} and answers the stored record. ${resource.description} ` +
     "Money and quantities are decimal strings such as \"10.50\".",
   // The declared example is a valid body: agents copy its shape.
-  inputSchema: { ...inputJsonSchema(write.createInput), examples: [write.example] },
+  inputSchema: { ...describeProperties(inputJsonSchema(write.createInput), { fields: resource.fields, example: write.example }), examples: [write.example] },
   // With createMany a create may answer { data: [...] } instead of the record.
   outputSchema: write.createGroup ? ANY_OBJECT : outputJsonSchema(resource.record),
   annotations: { title: `Create a ${resource.singular}`, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -205,7 +204,7 @@ const createTool = (resource: AnyResource, write: Writes): ToolDefinition => ({
 })
 
 const updateTool = (resource: AnyResource, write: Writes): ToolDefinition => {
-  const fields = inputJsonSchema(write.updateInput)
+  const fields = describeProperties(inputJsonSchema(write.updateInput), { fields: resource.fields, example: write.example })
   if ("id" in fields.properties) throw new Error(`${resource.name}: an update input field named "id" would clash with the record id`)
   const id = Schema.Struct({ id: idArgument(resource) })
   const idSchema = inputJsonSchema(id)
@@ -253,7 +252,11 @@ const actionTool = (resource: AnyResource, action: ResourceAction): ToolDefiniti
   const idSchema = inputJsonSchema(ids)
   // A file body (an OFX statement) is one text argument.
   const rawArgument = action.raw ? Schema.Struct({ [action.raw.argument]: Schema.String.annotations({ description: action.raw.description }) }) : undefined
-  const body = rawArgument ? inputJsonSchema(rawArgument) : action.input ? inputJsonSchema(action.input) : undefined
+  const body = rawArgument
+    ? inputJsonSchema(rawArgument)
+    : action.input
+    ? describeProperties(inputJsonSchema(action.input), { example: action.example })
+    : undefined
   for (const name of Object.keys(body?.properties ?? {})) {
     if (name in idSchema.properties) throw new Error(`${resource.name}.${action.name}: body field "${name}" clashes with a path argument`)
   }
@@ -302,15 +305,20 @@ const actionTool = (resource: AnyResource, action: ResourceAction): ToolDefiniti
   }
 }
 
-/** The tools of one declared resource: list and get; search and lookups where declared; writes where it takes them. */
-export const resourceTools = (resource: AnyResource): ReadonlyArray<ToolDefinition> => [
-  listTool(resource),
-  ...(resource.searchRoute ? [searchTool(resource, resource.searchRoute.required)] : []),
-  getTool(resource),
-  ...(resource.lookups ?? []).map((lookup) => lookupTool(resource, lookup)),
-  ...(resource.write ? [createTool(resource, resource.write), updateTool(resource, resource.write), deleteTool(resource)] : []),
-  ...(resource.actions ?? []).map((action) => actionTool(resource, action))
-]
+/**
+ * The tools of one declared resource: list and get; search and lookups where declared; writes where
+ * it takes them. Every property of every input is described (those the tools above leave
+ * undescribed, from their schema alone).
+ */
+export const resourceTools = (resource: AnyResource): ReadonlyArray<ToolDefinition> =>
+  [
+    listTool(resource),
+    ...(resource.searchRoute ? [searchTool(resource, resource.searchRoute.required)] : []),
+    getTool(resource),
+    ...(resource.lookups ?? []).map((lookup) => lookupTool(resource, lookup)),
+    ...(resource.write ? [createTool(resource, resource.write), updateTool(resource, resource.write), deleteTool(resource)] : []),
+    ...(resource.actions ?? []).map((action) => actionTool(resource, action))
+  ].map((tool) => ({ ...tool, inputSchema: describeProperties(tool.inputSchema) }))
 
 let builtIn: ReadonlyArray<ToolDefinition> | undefined
 

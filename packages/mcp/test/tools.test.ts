@@ -21,6 +21,27 @@ import { connectClient, keyPrincipal, type TestClient } from "./support.js"
 
 const grants = (...specs: Array<string>) => Either.getOrThrow(parsePermissionSpecs(specs))
 
+interface JsonSchemaNode {
+  readonly description?: string
+  readonly properties?: Readonly<Record<string, unknown>>
+  readonly [keyword: string]: unknown
+}
+
+/** Every property below a schema (its definitions' too, and inside items, anyOf and records) that has no description. */
+const undescribedProperties = (path: string, node: unknown): Array<string> => {
+  if (Array.isArray(node)) return node.flatMap((item, index) => undescribedProperties(`${path}[${index}]`, item))
+  if (typeof node !== "object" || node === null) return []
+  const schema = node as JsonSchemaNode
+  const own = Object.entries(schema.properties ?? {}).flatMap(([name, property]) => [
+    ...(typeof (property as JsonSchemaNode).description === "string" && (property as JsonSchemaNode).description!.length > 0 ? [] : [`${path}.${name}`]),
+    ...undescribedProperties(`${path}.${name}`, property)
+  ])
+  const nested = Object.entries(schema)
+    .filter(([keyword]) => keyword !== "properties")
+    .flatMap(([keyword, value]) => (typeof value === "object" ? undescribedProperties(`${path}/${keyword}`, value) : []))
+  return [...own, ...nested]
+}
+
 /** What MCP serves (panel-only resources have no tool). */
 const resources = publicResources(registry)
 
@@ -93,6 +114,26 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
         expect(tool.inputSchema.additionalProperties, tool.name).toBe(false)
         expect(tool.description, tool.name).toBeTruthy()
       }
+    })
+
+    it("describes every property of every tool, nested ones too, from its declaration", async () => {
+      const { tools } = await admin.client.listTools()
+      const undescribed = tools.flatMap((tool) => undescribedProperties(tool.name, tool.inputSchema))
+      expect(undescribed).toEqual([])
+      const create = tools.find((tool) => tool.name === "create_product")!.inputSchema as JsonSchemaNode
+      const described = (name: string) => (create.properties![name] as JsonSchemaNode).description
+      // The type and format in words, whether null is taken, and an example (the declared body's, else one the format names).
+      expect(described("sale_price")).toMatch(/decimal number as a string.*null.*Example: "89\.900000"/i)
+      expect(described("is_blocked")).toBe("True or false.")
+      expect(described("metadata")).toMatch(/object of your own keys.*merges it key by key/i)
+      expect(described("br_data")).toMatch(/^Object with ncm_code, cest_code, .*or null.*Example: \{"ncm_code":"09012100","origin":"0"\}/)
+      expect(described("unit_of_measurement_id")).toMatch(/UUID of a unit of measurement \(list_units_of_measurement finds them\)/)
+      expect(described("reference_code")).toBe("Text of up to 100 characters, not blank, or null.")
+      // Effect's own refinement labels ("maxLength(100)", "a string at most …") are left out: the description says it.
+      expect(JSON.stringify(create)).not.toMatch(/maxLength\(|a string at most/)
+      const quote = tools.find((tool) => tool.name === "create_quote")!.inputSchema as JsonSchemaNode
+      expect((quote.properties!.customer_id as JsonSchemaNode).description).toMatch(/UUID of a customer \(list_customers finds them\)/)
+      expect((quote.properties!.quote_date as JsonSchemaNode).description).toMatch(/Date, YYYY-MM-DD/)
     })
 
     it("describes each resource's arguments: id where a record is named, its own fields on create and update", async () => {
@@ -233,7 +274,8 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
       const name = uniqueName("Forbidden")
       const denied = await readOnly.refused("create_product", { name }, 403)
       expect(denied).toMatchObject({ error: "Forbidden", code: "PERMISSION_DENIED" })
-      expect(denied.message).toContain("create")
+      // Named as it is granted (`erp keys create --permission products:create`).
+      expect(denied.message).toBe("This credential lacks the products:create permission")
       await readOnly.refused("update_product", { id: product.id, name: "Renamed" }, 403)
       await readOnly.refused("delete_product", { id: product.id }, 403)
       await readOnly.refused("list_customers", {}, 403)
@@ -286,8 +328,8 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
     it("refuses a key without the resource's permission with 403", async () => {
       const other = resources.find((candidate) => candidate.name !== resource.name)
       const client = await connect((await createKey(tenant.id, grants(`${other?.name ?? "banks"}:*`))).token)
-      expect(await client.refused(names.list, {}, 403)).toMatchObject({ code: "PERMISSION_DENIED" })
-      expect(await client.refused(names.create, {}, 403)).toMatchObject({ code: "PERMISSION_DENIED" })
+      expect(await client.refused(names.list, {}, 403)).toMatchObject({ code: "PERMISSION_DENIED", message: expect.stringContaining(`${resource.name}:read`) })
+      expect(await client.refused(names.create, {}, 403)).toMatchObject({ code: "PERMISSION_DENIED", message: expect.stringContaining(`${resource.name}:create`) })
     })
   })
 })

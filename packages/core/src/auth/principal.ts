@@ -60,7 +60,7 @@ export const forbidden = (principal: Principal, resource: string, action: Action
       ? `This operation on ${resource} requires the admin role`
       : principal.scopes && !allows(principal.scopes, resource, action)
       ? `This token was not granted the ${resource}:${action} scope`
-      : `This credential lacks the ${action} permission on ${resource}`,
+      : `This credential lacks the ${resource}:${action} permission`,
     code: "PERMISSION_DENIED"
   })
 
