@@ -8,6 +8,7 @@ import {
   explainStartupFailure,
   layerCore,
   makeAdmin,
+  type McpToolset,
   OAuthConfig,
   type OAuthSettings,
   resolveStoreLocation,
@@ -29,7 +30,7 @@ import { layerSpansOnlyForInstalledTracer } from "./tracing.js"
 import { SignInHook } from "./browser-session.js"
 import { layerOAuthRoutes } from "./oauth/routes.js"
 import { layerOpenApiRoute } from "./openapi-route.js"
-import { layerMcpRoutes, McpAllowedOrigins } from "./mcp-route.js"
+import { layerMcpRoutes, McpAllowedOrigins, McpToolsets } from "./mcp-route.js"
 import { layerPanelRoutes } from "./panel/routes.js"
 import { ArrivedAs } from "./middleware.js"
 import { publicPath, routedUrl, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
@@ -109,10 +110,11 @@ export interface StoreOptions {
    */
   /**
    * MCP over HTTP (`POST /`): browser origins allowed besides loopback ones and the public URL's
-   * (default `ERP_MCP_ALLOWED_ORIGINS`; `*` for any), and how long an idle session lives
-   * (default `ERP_MCP_SESSION_IDLE_SECONDS` or 3600).
+   * (default `ERP_MCP_ALLOWED_ORIGINS`; `*` for any), how long an idle session lives
+   * (default `ERP_MCP_SESSION_IDLE_SECONDS` or 3600), and the toolsets served (default
+   * `ERP_MCP_TOOLSETS`, else every tool).
    */
-  readonly mcp?: { readonly allowedOrigins?: ReadonlyArray<string> | "*"; readonly sessionIdleSeconds?: number }
+  readonly mcp?: { readonly allowedOrigins?: ReadonlyArray<string> | "*"; readonly sessionIdleSeconds?: number; readonly toolsets?: ReadonlyArray<McpToolset> }
   readonly signIn?: (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
   /** Your tax engine (a Layer of core's `TaxEngine`) instead of the built-in one; its name is recorded in invoices' tax_engine_provider. */
   readonly taxEngine?: Layer.Layer<TaxEngine>
@@ -148,7 +150,8 @@ const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) => {
     ...(options.previousSecretKey !== undefined ? { previousSecretKey: options.previousSecretKey } : {})
   }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty),
-    Layer.provideMerge(McpAllowedOrigins.fromEnv(options.mcp?.allowedOrigins))
+    Layer.provideMerge(McpAllowedOrigins.fromEnv(options.mcp?.allowedOrigins)),
+    Layer.provideMerge(McpToolsets.fromEnv(options.mcp?.toolsets))
   )
   if (options.webhooks === false) return core
   return layerWebhookDispatcher(options.webhooks === true || options.webhooks === undefined ? {} : options.webhooks).pipe(Layer.provideMerge(core))

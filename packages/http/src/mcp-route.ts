@@ -1,6 +1,17 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Authenticator, CredentialRateLimiter, domainErrorBody, McpSessions, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
-import { Context, Effect, Layer, Runtime } from "effect"
+import {
+  Authenticator,
+  CredentialRateLimiter,
+  domainErrorBody,
+  McpSessions,
+  type McpToolset,
+  OAuth,
+  OAuthConfig,
+  parseMcpToolsets,
+  ResourceEngine,
+  Tenancy
+} from "@erp/core"
+import { Context, Effect, Layer, Option, Runtime } from "effect"
 import { apiRequestOf, readJsonBody } from "./body.js"
 import { bearerChallenge, publicUrl } from "./public-url.js"
 import { limitCredential } from "./authentication.js"
@@ -13,6 +24,17 @@ export class McpAllowedOrigins extends Context.Tag("erp/http/McpAllowedOrigins")
     const value = given ?? (raw === "*" ? "*" : (raw ?? "").split(",").map((origin) => origin.trim()).filter(Boolean))
     return Layer.succeed(McpAllowedOrigins, value)
   }
+}
+
+const toolsetsFromEnv = () => parseMcpToolsets(process.env.ERP_MCP_TOOLSETS, "ERP_MCP_TOOLSETS")
+
+/** The toolsets MCP over HTTP serves (every tool when undefined). */
+export class McpToolsets extends Context.Tag("erp/http/McpToolsets")<McpToolsets, ReadonlyArray<McpToolset> | undefined>() {
+  /**
+   * `ERP_MCP_TOOLSETS`: comma-separated toolset names, read as the host starts, so that an unknown
+   * name stops the start (naming the valid ones) rather than the first MCP request.
+   */
+  static readonly fromEnv = (given?: ReadonlyArray<McpToolset>) => Layer.sync(McpToolsets, () => given ?? toolsetsFromEnv())
 }
 
 /**
@@ -37,6 +59,8 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
     const config = yield* OAuthConfig
     const configured = yield* Effect.serviceOption(McpAllowedOrigins)
     const services = yield* Effect.runtime<ResourceEngine | Tenancy | OAuth>()
+    // As configured, else read as the routes are built (a host's start): a name that does not exist stops it.
+    const toolsets = Option.getOrElse(yield* Effect.serviceOption(McpToolsets), toolsetsFromEnv)
 
     const handler = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -72,7 +96,7 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
       const origins = allowed === "*" ? "*" : config.publicUrl ? [...allowed, new URL(config.publicUrl).origin] : allowed
       const response = yield* Effect.promise((signal) => {
         const web = new Request(new URL(request.url, base), { method: request.method, headers: new Headers(request.headers as Record<string, string>), signal })
-        return loadMcp().then(({ serveMcpHttp }) => serveMcpHttp({ request: web, body, identity: identified.right }, { sessions, run, allowedOrigins: origins }))
+        return loadMcp().then(({ serveMcpHttp }) => serveMcpHttp({ request: web, body, identity: identified.right }, { sessions, run, allowedOrigins: origins, toolsets }))
       })
       // Every answer is complete, and is passed on as its bytes rather than as a web stream turned
       // into an Effect stream (that and the tools' spans were a third of a get_product call's CPU).

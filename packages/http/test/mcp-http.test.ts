@@ -305,3 +305,61 @@ describe.each(storeKinds)("MCP through the fetch handler under a base path on %s
     }
   })
 })
+
+describe.each(storeKinds)("MCP toolsets over HTTP on %s", (kind) => {
+  /** Starts something with ERP_MCP_TOOLSETS set (read as a host starts), the variable put back afterwards. */
+  const withToolsets = async <A>(toolsets: string, start: () => Promise<A>): Promise<A> => {
+    const saved = process.env.ERP_MCP_TOOLSETS
+    process.env.ERP_MCP_TOOLSETS = toolsets
+    try {
+      return await start()
+    } finally {
+      if (saved === undefined) delete process.env.ERP_MCP_TOOLSETS
+      else process.env.ERP_MCP_TOOLSETS = saved
+    }
+  }
+
+  it("serves only the toolsets ERP_MCP_TOOLSETS names, and refuses another's tool by name", async () => {
+    const host = await withToolsets("catalogs,finance", () => startTestHost(testStore(kind)))
+    try {
+      const tenant = await host.createTenant("BR")
+      const transport = new StreamableHTTPClientTransport(new URL(host.url), { requestInit: { headers: { authorization: `Bearer ${tenant.token}` } } })
+      const client = new Client({ name: "agent", version: "1" })
+      await client.connect(transport)
+      const names = (await client.listTools()).tools.map((tool) => tool.name)
+      expect(names).toEqual(expect.arrayContaining(["list_tenants", "list_banks", "get_city", "list_payables", "allocate_receivable"]))
+      expect(names).not.toContain("list_products")
+      expect(names).not.toContain("create_webhook_endpoint")
+      await expect(client.callTool({ name: "create_product", arguments: { name: "Not here" } }))
+        .rejects.toThrow(/Tool "create_product" is not served here: it is in the sales, purchases toolsets, and this server serves finance, catalogs/)
+      const banks = await client.callTool({ name: "list_banks", arguments: { limit: 1 } })
+      expect(banks.isError, JSON.stringify(banks.content)).toBeFalsy()
+      await transport.terminateSession()
+      await client.close()
+    } finally {
+      await host.close()
+    }
+  })
+
+  it("does not start with a toolset that does not exist, and names the valid ones", async () => {
+    const refused = /^ERP_MCP_TOOLSETS: unknown MCP toolset "billing"; choose among sales, purchases, finance, catalogs, admin/
+    // An embedding app's handler closes what it opened when its start fails, and says why in one line.
+    await expect(withToolsets("sales,billing", () => createFetchHandler({ store: testStore(kind) }))).rejects.toThrow(refused)
+  })
+
+  it("takes the toolsets as an option of the fetch handler too", async () => {
+    const erp = await createFetchHandler({ store: testStore(kind), mcp: { toolsets: ["catalogs"] } })
+    try {
+      const tenant = await erp.tenants.create({ name: `Toolsets ${randomUUID().slice(0, 8)}`, countryCode: "BR" })
+      const { token } = await erp.keys.create({ tenantId: tenant.id, name: "mcp", permissions: ALL_PERMISSIONS })
+      const post = (body: unknown, headers: Record<string, string> = {}) =>
+        erp.handler(new Request("http://app.local/", { method: "POST", headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, ...headers }, body: JSON.stringify(body) }))
+      const sessionId = (await post(initialize)).headers.get("mcp-session-id")!
+      const tools = (await rpc(await post(toolsList, { "mcp-session-id": sessionId }))).result!.tools as Array<{ name: string }>
+      expect(tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(["list_tenants", "list_countries", "get_bank_by_code"]))
+      expect(tools.map((tool) => tool.name).filter((name) => /product|invoice|payable|webhook/.test(name))).toEqual([])
+    } finally {
+      await erp.dispose()
+    }
+  })
+})

@@ -1,4 +1,4 @@
-import type { Identity, McpSessions, OAuth, ResourceEngine, Tenancy } from "@erp/core"
+import type { Identity, McpSessions, McpToolset, OAuth, ResourceEngine, Tenancy } from "@erp/core"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import { type Context, Effect } from "effect"
@@ -41,6 +41,8 @@ export interface McpHttpOptions<R> {
   readonly sessions: Context.Tag.Service<McpSessions>
   readonly run: McpRunner<R | ResourceEngine | Tenancy | OAuth>
   readonly allowedOrigins: ReadonlyArray<string> | "*"
+  /** Serve only these toolsets' tools (`ERP_MCP_TOOLSETS`); every tool when absent. */
+  readonly toolsets?: ReadonlyArray<McpToolset>
 }
 
 const SESSION_HEADER = "mcp-session-id"
@@ -96,7 +98,12 @@ export const serveMcpHttp = async <R>(input: McpHttpInput, options: McpHttpOptio
 }
 
 const handle = async <R>(input: McpHttpInput, options: McpHttpOptions<R>, caller: ReturnType<typeof callerOf>): Promise<Response> => {
-  const server = makeMcpServer({ caller: Effect.succeed(caller), choosesTenant: caller.choosesTenant, run: options.run })
+  const server = makeMcpServer({
+    caller: Effect.succeed(caller),
+    choosesTenant: caller.choosesTenant,
+    run: options.run,
+    toolsets: options.toolsets
+  })
   // Stateless: the session is ours (above); JSON answers, since no tool streams progress.
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
   await server.connect(transport)

@@ -5,6 +5,8 @@ import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js
  * call in which order, so a user can start them from the client's prompt menu.
  */
 interface PromptDefinition extends Prompt {
+  /** The tools its steps cannot do without: it is offered only where they are served (toolsets). */
+  readonly uses: ReadonlyArray<string>
   readonly text: (args: Readonly<Record<string, string>>) => string
 }
 
@@ -15,6 +17,7 @@ const definitions: ReadonlyArray<PromptDefinition> = [
     name: "reconcile_payables",
     title: "Reconcile payables against a bank statement",
     description: "Matches a financial account's unallocated transactions to open payables and allocates the sure matches.",
+    uses: ["list_financial_transactions", "list_payables", "allocate_payable"],
     arguments: [
       tenantArgument,
       { name: "financial_account_id", description: "UUID of the bank account whose statement to reconcile", required: true },
@@ -38,6 +41,7 @@ const definitions: ReadonlyArray<PromptDefinition> = [
     name: "summarise_overdue_receivables",
     title: "Summarise overdue receivables",
     description: "Who owes what and for how long: overdue receivables grouped by customer with ageing buckets.",
+    uses: ["list_receivables"],
     arguments: [tenantArgument, { name: "customer_id", description: "Only this customer (UUID)", required: false }],
     text: (args) => [
       `Summarise overdue receivables of tenant ${args.tenant_id}${args.customer_id ? ` for customer ${args.customer_id}` : ""}.`,
@@ -51,11 +55,21 @@ const definitions: ReadonlyArray<PromptDefinition> = [
   }
 ]
 
-export const prompts: ReadonlyArray<Prompt> = definitions.map(({ text: _text, ...prompt }) => prompt)
+const served = (definition: PromptDefinition, tools: ReadonlySet<string> | undefined) =>
+  tools === undefined || definition.uses.every((tool) => tools.has(tool))
 
-/** The prompt's messages, or undefined for an unknown name; a missing required argument throws (the SDK answers it as an error). */
-export const getPrompt = (name: string, args: Readonly<Record<string, string>>): GetPromptResult | undefined => {
-  const definition = definitions.find((candidate) => candidate.name === name)
+/** The prompts whose tools are among these (every prompt without a set). */
+export const promptsFor = (tools?: ReadonlySet<string>): ReadonlyArray<Prompt> =>
+  definitions.filter((definition) => served(definition, tools)).map(({ text: _text, uses: _uses, ...prompt }) => prompt)
+
+export const prompts: ReadonlyArray<Prompt> = promptsFor()
+
+/**
+ * The prompt's messages, or undefined for an unknown name (or one whose tools are not among
+ * `tools`); a missing required argument throws (the SDK answers it as an error).
+ */
+export const getPrompt = (name: string, args: Readonly<Record<string, string>>, tools?: ReadonlySet<string>): GetPromptResult | undefined => {
+  const definition = definitions.find((candidate) => candidate.name === name && served(candidate, tools))
   if (!definition) return undefined
   const missing = (definition.arguments ?? []).filter((argument) => argument.required && !args[argument.name]).map((argument) => argument.name)
   if (missing.length > 0) throw new Error(`Missing arguments: ${missing.join(", ")}`)

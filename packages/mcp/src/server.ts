@@ -1,4 +1,18 @@
-import { checkUntrustedJson, type DomainError, errorBody, invalid, TenantBusy, TenantGate, traced, type InvalidRequest, type OAuth, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
+import {
+  checkUntrustedJson,
+  type DomainError,
+  errorBody,
+  invalid,
+  type InvalidRequest,
+  type McpToolset,
+  type OAuth,
+  type ResourceEngine,
+  type Tenancy,
+  TenantBusy,
+  TenantGate,
+  traced,
+  type Unauthenticated
+} from "@erp/core"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv"
 import {
@@ -20,9 +34,10 @@ import { Cause, Effect, Option } from "effect"
 import type { McpCaller } from "./caller.js"
 import { domainErrorBody, type ErrorBody, internalErrorBody } from "./errors.js"
 import { ANY_OBJECT, type ObjectJsonSchema } from "./json-schema.js"
-import { getPrompt, prompts } from "./prompts.js"
+import { getPrompt, promptsFor } from "./prompts.js"
 import { contractResources, readContractResource } from "./resources.js"
 import { registryTools, type ToolArguments, type ToolDefinition } from "./tools.js"
+import { toolsetsOf, toolsetTools } from "./toolsets.js"
 
 export const MCP_SERVER_VERSION = "0.1.0"
 
@@ -162,6 +177,8 @@ export interface McpServerOptions<R> {
   readonly run: McpRunner<R | ResourceEngine | Tenancy | OAuth>
   /** Defaults to every tool derived from the resource registry. */
   readonly tools?: ReadonlyArray<ToolDefinition>
+  /** Serve only the tools of these toolsets (and `list_tenants`); every tool when absent. */
+  readonly toolsets?: ReadonlyArray<McpToolset>
 }
 
 /**
@@ -169,11 +186,17 @@ export interface McpServerOptions<R> {
  * not depend on the request is made once. The tool list per tool set and tenant choice, and
  * one JSON Schema validator (the SDK would build an Ajv instance for each server).
  */
-const toolSets = new WeakMap<ReadonlyArray<ToolDefinition>, { readonly byName: ReadonlyMap<string, ToolDefinition>; readonly listed: Map<boolean, Array<Tool>> }>()
+interface ServedTools {
+  readonly byName: ReadonlyMap<string, ToolDefinition>
+  /** Names of the tools served, `list_tenants` included: prompts are offered where theirs are. */
+  readonly names: ReadonlySet<string>
+  readonly listed: Map<boolean, Array<Tool>>
+}
+const toolSets = new WeakMap<ReadonlyArray<ToolDefinition>, ServedTools>()
 const toolSetOf = (tools: ReadonlyArray<ToolDefinition>, choosesTenant: boolean) => {
   let set = toolSets.get(tools)
   if (!set) {
-    set = { byName: new Map(tools.map((tool) => [tool.name, tool])), listed: new Map() }
+    set = { byName: new Map(tools.map((tool) => [tool.name, tool])), names: new Set([LIST_TENANTS.name, ...tools.map((tool) => tool.name)]), listed: new Map() }
     toolSets.set(tools, set)
   }
   let listed = set.listed.get(choosesTenant)
@@ -181,19 +204,33 @@ const toolSetOf = (tools: ReadonlyArray<ToolDefinition>, choosesTenant: boolean)
     listed = [LIST_TENANTS, ...tools.map((tool) => listedTool(tool, choosesTenant))]
     set.listed.set(choosesTenant, listed)
   }
-  return { byName: set.byName, listed }
+  return { byName: set.byName, names: set.names, listed }
+}
+
+/** The refusal of a tool this server knows but does not serve, naming the toolsets that have it. */
+const notServed = (tool: ToolDefinition, toolsets: ReadonlyArray<McpToolset>) => {
+  const sets = toolsetsOf(tool)
+  return new McpError(
+    ErrorCode.InvalidParams,
+    `Tool "${tool.name}" is not served here: it is in the ${sets.join(", ")} toolset${sets.length > 1 ? "s" : ""}, and this server ` +
+      `serves ${toolsets.join(", ")} (ERP_MCP_TOOLSETS, or erp mcp --toolsets); tools/list names the tools it serves`
+  )
 }
 let validator: AjvJsonSchemaValidator | undefined
 
 /** An MCP server (not yet connected) offering the registry's tools, contract resources and prompts to one caller. */
 export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
-  const { byName, listed } = toolSetOf(options.tools ?? registryTools(), options.choosesTenant)
+  const every = options.tools ?? registryTools()
+  const { byName, names, listed } = toolSetOf(toolsetTools(every, options.toolsets), options.choosesTenant)
+  const { byName: everyByName } = toolSetOf(every, options.choosesTenant)
 
   const server = new Server(
     { name: "erp", title: "ERP integrations API", version: MCP_SERVER_VERSION },
     {
       capabilities: { tools: {}, resources: {}, prompts: {}, completions: {}, logging: {} },
-      instructions: INSTRUCTIONS,
+      instructions: options.toolsets
+        ? `${INSTRUCTIONS} This server serves the ${options.toolsets.join(", ")} toolset${options.toolsets.length > 1 ? "s" : ""} of tools only.`
+        : INSTRUCTIONS,
       jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator())
     }
   )
@@ -211,7 +248,11 @@ export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
     const args = request.params.arguments ?? {}
     if (request.params.name === LIST_TENANTS.name) return run(LIST_TENANTS.name, listTenants(options.caller, args), extra.signal)
     const tool = byName.get(request.params.name)
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools/list names the tools`)
+    if (!tool) {
+      const known = everyByName.get(request.params.name)
+      if (known && options.toolsets) throw notServed(known, options.toolsets)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"; tools/list names the tools`)
+    }
     return run(tool.name, callTool(tool, options.caller, args), extra.signal)
   })
   server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: contractResources() }))
@@ -221,6 +262,7 @@ export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
     if (!contents) throw new McpError(ErrorCode.InvalidParams, `Unknown resource "${request.params.uri}"; resources/list names them`)
     return { contents: [contents] }
   })
+  const prompts = promptsFor(options.toolsets ? names : undefined)
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts }))
   // Tools log nothing to the client (the operator's log has it all), so any level is accepted and nothing changes.
   server.setRequestHandler(SetLevelRequestSchema, () => ({}))
@@ -233,7 +275,7 @@ export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
     return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } }
   })
   server.setRequestHandler(GetPromptRequestSchema, (request) => {
-    const prompt = getPrompt(request.params.name, request.params.arguments ?? {})
+    const prompt = getPrompt(request.params.name, request.params.arguments ?? {}, options.toolsets ? names : undefined)
     if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt "${request.params.name}"; prompts/list names them`)
     return prompt
   })

@@ -1,4 +1,4 @@
-import { Authenticator, explainStartupFailure, layerCore, type StoreLocation, Tenancy, Unauthenticated } from "@erp/core"
+import { Authenticator, explainStartupFailure, layerCore, type McpToolset, type StoreLocation, Tenancy, Unauthenticated } from "@erp/core"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { Cause, Effect, Exit, Layer, Logger, ManagedRuntime, Option } from "effect"
 import { boundCaller, type McpCaller, userCaller } from "./caller.js"
@@ -36,7 +36,9 @@ export type StdioCredential = { readonly apiKey: string } | { readonly user: str
 /** How long calls may still run after the client closed stdin. */
 const DRAIN_MS = 30_000
 
-export const runStdio = async (options: StdioCredential & { readonly store: StoreLocation }): Promise<void> => {
+export const runStdio = async (
+  options: StdioCredential & { readonly store: StoreLocation; readonly toolsets?: ReadonlyArray<McpToolset> }
+): Promise<void> => {
   const restoreConsole = routeConsoleToStderr()
   // Nothing traces the stdio server: no spans, and statements outside a transaction go to the driver directly.
   const runtime = ManagedRuntime.make(layerCore(options.store).pipe(Layer.provideMerge(layerStderrLogger), Layer.merge(Layer.setTracerEnabled(false))))
@@ -71,6 +73,7 @@ export const runStdio = async (options: StdioCredential & { readonly store: Stor
     const server = makeMcpServer({
       caller,
       choosesTenant: checked.value.choosesTenant,
+      toolsets: options.toolsets,
       run: (effect, runOptions) => {
         const call = runtime.runPromise(effect, runOptions)
         running.add(call)

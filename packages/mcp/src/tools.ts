@@ -29,6 +29,8 @@ type Writes = NonNullable<AnyResource["write"]>
 /** One MCP tool: what `tools/list` shows, and what a call runs for the authenticated caller. */
 export interface ToolDefinition {
   readonly name: string
+  /** The resource it serves (toolsets are sets of resources). */
+  readonly resource: string
   readonly title: string
   readonly description: string
   readonly inputSchema: ObjectJsonSchema
@@ -37,6 +39,9 @@ export interface ToolDefinition {
   readonly annotations: ToolAnnotations
   readonly run: (principal: Principal, args: ToolArguments) => Effect.Effect<unknown, DomainError, ResourceEngine | Tenancy>
 }
+
+/** A tool as one resource makes it; `resourceTools` names the resource. */
+type ResourceTool = Omit<ToolDefinition, "resource">
 
 /** Tool names allow letters, digits and `_`: `sales-orders` becomes `sales_orders`. */
 const toolName = (verb: string, noun: string) => `${verb}_${noun.replace(/[^A-Za-z0-9]+/g, "_")}`
@@ -93,7 +98,7 @@ const listParameters = (resource: AnyResource, required: ReadonlyArray<string>) 
   }
 }
 
-const listTool = (resource: AnyResource): ToolDefinition => {
+const listTool = (resource: AnyResource): ResourceTool => {
   const { inputSchema, decode } = listParameters(resource, resource.requiredFilters ?? [])
   const { field, order } = resource.defaultSort
   const required = resource.requiredFilters?.length ? ` Requires ${resource.requiredFilters.join(", ")}, as over REST.` : ""
@@ -110,7 +115,7 @@ const listTool = (resource: AnyResource): ToolDefinition => {
   }
 }
 
-const getTool = (resource: AnyResource): ToolDefinition => {
+const getTool = (resource: AnyResource): ResourceTool => {
   const args = Schema.Struct({
     id: idArgument(resource),
     with_deleted: Schema.optional(Schema.Boolean.annotations({ description: "Also find it when soft-deleted (default false)." })),
@@ -137,7 +142,7 @@ const getTool = (resource: AnyResource): ToolDefinition => {
   }
 }
 
-const searchTool = (resource: AnyResource, required: ReadonlyArray<string>): ToolDefinition => {
+const searchTool = (resource: AnyResource, required: ReadonlyArray<string>): ResourceTool => {
   const list = listTool(resource)
   const requiredParameters = [...new Set([...required, ...(resource.requiredFilters ?? [])])]
   const { inputSchema, decode } = listParameters(resource, requiredParameters)
@@ -164,7 +169,7 @@ const searchTool = (resource: AnyResource, required: ReadonlyArray<string>): Too
   }
 }
 
-const lookupTool = (resource: AnyResource, lookup: Lookup): ToolDefinition => {
+const lookupTool = (resource: AnyResource, lookup: Lookup): ResourceTool => {
   const selectors = lookup.selectors ?? []
   const args = Schema.Struct({
     [lookup.parameter]: Schema.String.annotations({ description: lookup.description }),
@@ -190,7 +195,7 @@ const lookupTool = (resource: AnyResource, lookup: Lookup): ToolDefinition => {
   }
 }
 
-const createTool = (resource: AnyResource, write: Writes): ToolDefinition => ({
+const createTool = (resource: AnyResource, write: Writes): ResourceTool => ({
   name: toolName("create", resource.singular),
   title: `Create a ${resource.singular}`,
   description: `Creates a ${resource.singular} and answers the stored record. ${resource.description} ` +
@@ -203,7 +208,7 @@ const createTool = (resource: AnyResource, write: Writes): ToolDefinition => ({
   run: (principal, input) => withEngine((engine) => engine.create(resource, principal, input))
 })
 
-const updateTool = (resource: AnyResource, write: Writes): ToolDefinition => {
+const updateTool = (resource: AnyResource, write: Writes): ResourceTool => {
   const fields = describeProperties(inputJsonSchema(write.updateInput), { fields: resource.fields, example: write.example })
   if ("id" in fields.properties) throw new Error(`${resource.name}: an update input field named "id" would clash with the record id`)
   const id = Schema.Struct({ id: idArgument(resource) })
@@ -223,7 +228,7 @@ const updateTool = (resource: AnyResource, write: Writes): ToolDefinition => {
   }
 }
 
-const deleteTool = (resource: AnyResource): ToolDefinition => {
+const deleteTool = (resource: AnyResource): ResourceTool => {
   const args = Schema.Struct({ id: idArgument(resource) })
   return {
     name: toolName("delete", resource.singular),
@@ -243,7 +248,7 @@ const deleteTool = (resource: AnyResource): ToolDefinition => {
 }
 
 /** `allocate_payable`: a declared action, its path parameters and body fields as arguments beside the id. */
-const actionTool = (resource: AnyResource, action: ResourceAction): ToolDefinition => {
+const actionTool = (resource: AnyResource, action: ResourceAction): ResourceTool => {
   const parameters = actionParameters(action)
   const ids = Schema.Struct({
     id: idArgument(resource),
@@ -318,7 +323,7 @@ export const resourceTools = (resource: AnyResource): ReadonlyArray<ToolDefiniti
     ...(resource.lookups ?? []).map((lookup) => lookupTool(resource, lookup)),
     ...(resource.write ? [createTool(resource, resource.write), updateTool(resource, resource.write), deleteTool(resource)] : []),
     ...(resource.actions ?? []).map((action) => actionTool(resource, action))
-  ].map((tool) => ({ ...tool, inputSchema: describeProperties(tool.inputSchema) }))
+  ].map((tool) => ({ ...tool, resource: resource.name, inputSchema: describeProperties(tool.inputSchema) }))
 
 let builtIn: ReadonlyArray<ToolDefinition> | undefined
 

@@ -183,6 +183,36 @@ describe.each(storeKinds)("erp mcp over stdio on %s", (kind) => {
     await client.close()
   }, 60_000)
 
+  it("serves only the toolsets --toolsets (or ERP_MCP_TOOLSETS) names, and refuses another's tool by name", async () => {
+    const client = new Client({ name: "erp-toolsets-test", version: "0.0.0" })
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [...mcpArgs(token, store), "--toolsets", "catalogs"], env: childEnv, stderr: "ignore" }))
+    const names = (await client.listTools()).tools.map((tool) => tool.name)
+    expect(names).toEqual(expect.arrayContaining(["list_tenants", "list_countries", "get_city"]))
+    expect(names.filter((name) => !/tenants|banks?|payment_methods?|units?_of_measurement|countr|states?|cit(y|ies)/.test(name))).toEqual([])
+    await expect(client.callTool({ name: "create_product", arguments: { name: "Not here" } })).rejects.toThrow(/not served here: it is in the sales, purchases toolsets/)
+    await client.close()
+
+    const fromEnv = new Client({ name: "erp-toolsets-test", version: "0.0.0" })
+    await fromEnv.connect(new StdioClientTransport({ command: process.execPath, args: mcpArgs(token, store), env: { ...childEnv, ERP_MCP_TOOLSETS: "admin" }, stderr: "ignore" }))
+    expect((await fromEnv.listTools()).tools.map((tool) => tool.name)).toContain("list_webhook_endpoints")
+    expect((await fromEnv.listTools()).tools.map((tool) => tool.name)).not.toContain("list_products")
+    await fromEnv.close()
+  }, 60_000)
+
+  it("refuses an unknown toolset before serving anything, naming the valid ones", async () => {
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [...mcpArgs(token, store), "--toolsets", "sales,billing"], { env: childEnv })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk) => (stdout += chunk))
+      child.stderr.on("data", (chunk) => (stderr += chunk))
+      child.on("close", (code) => resolve({ code, stdout, stderr }))
+    })
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toMatch(/unknown MCP toolset "billing"; choose among sales, purchases, finance, catalogs, admin/)
+    expect(result.stdout).toBe("")
+  }, 60_000)
+
   it("refuses an unknown --user before serving anything", async () => {
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(process.execPath, [BIN, "mcp", "--user", "nobody@example.com", ...storeFlags(store)], { env: childEnv })
