@@ -6,7 +6,7 @@ import { unprocessable } from "../errors.js"
 import { events } from "../events/events.js"
 import { SecretBox } from "../secrets/secret-box.js"
 import { sealContext, SEALED_COLUMNS } from "../store/sealed-secrets.js"
-import { datetime, flag, freeText, metadata, StringList, Text } from "../resources/common.js"
+import { datetime, DateTimeString, flag, freeText, metadata, StringList, Text } from "../resources/common.js"
 import { generateWebhookSecret } from "./signing.js"
 import { allowPrivateWebhooks, urlProblem } from "./url-safety.js"
 import { webhookDeliveries } from "./deliveries.js"
@@ -102,8 +102,8 @@ const rotateSecret: ResourceAction = {
 export const REPLAY_LIMIT = 1000
 
 const ReplayInput = Schema.Struct({
-  since: Schema.String.pipe(Schema.filter((text) => !Number.isNaN(Date.parse(text)) || "must be a date-time")).annotations({ description: "Events recorded at or after this time" }),
-  until: Schema.optional(Schema.String.pipe(Schema.filter((text) => !Number.isNaN(Date.parse(text)) || "must be a date-time"))).annotations({ description: "… and before this time (default now)" }),
+  since: DateTimeString.annotations({ description: "Events recorded at or after this time" }),
+  until: Schema.optional(DateTimeString).annotations({ description: "… and before this time (default now)" }),
   types: Schema.optional(EventPatterns).annotations({ description: "Only these events (default: every event the endpoint subscribes to)" })
 })
 
@@ -138,8 +138,8 @@ const replay: ResourceAction = {
         kind: "group",
         logic: "and",
         conditions: [
-          { kind: "condition", field: "created_at", op: "gte", value: new Date(input.since).toISOString() },
-          { kind: "condition", field: "created_at", op: "lt", value: new Date(until).toISOString() }
+          { kind: "condition", field: "created_at", op: "gte", value: input.since },
+          { kind: "condition", field: "created_at", op: "lt", value: until }
         ]
       }, { limit: REPLAY_LIMIT * 4 })
       const subscribed = context.current.events as ReadonlyArray<string>
@@ -194,7 +194,7 @@ export const webhookEndpoints = defineResource({
     secret: revealed(Schema.String, "The signing secret (whsec_…): answered by the create only; rotate-secret makes a new one"),
     secret_sealed: column<string, never>({ type: "text", output: Schema.String, input: false, hidden: true }),
     previous_secret_sealed: column<string, never, true>({ type: "text", output: Schema.String, input: false, hidden: true, nullable: true }),
-    previous_secret_expires_at: datetime({ nullable: true, input: false, filter: false, description: "After a rotation, until when the previous secret also signs" }),
+    previous_secret_expires_at: datetime({ nullable: true, input: false, description: "After a rotation, until when the previous secret also signs" }),
     ...timestamps()
   },
   defaultSort: { field: "created_at", order: "asc" },

@@ -113,6 +113,32 @@ describe.each(storeKinds)("untrusted input on %s", (kind) => {
     }
   })
 
+  it("refuses every date and datetime outside years 0001 to 9999 with a 400, in filters, bodies and action inputs alike", async () => {
+    const outside = ["+010000-01-01T00:00:00Z", "-271821-04-20T00:00:00Z", "0000-12-31T23:59:59Z", "9999-12-31T23:59:59-01:00", "2024-01-01T24:00:00Z"]
+    for (const value of outside) {
+      const filtered = await send("GET", `/products?created_at[gte]=${encodeURIComponent(value)}`)
+      expect(filtered.status, value).toBe(400)
+      expect(filtered.body.code).toBe("INVALID_FILTER")
+    }
+    for (const value of ["0000-01-01", "10000-01-01", "+002024-01-01"]) expect((await send("GET", `/payables?due_date=${value}`)).status, value).toBe(400)
+    expect((await send("GET", `/products?created_at[gte]=${encodeURIComponent("0001-01-01T00:00:00Z")}`)).status).toBe(200)
+    expect((await send("GET", `/products?created_at[lte]=${encodeURIComponent("9999-12-31T23:59:59.999999Z")}`)).status).toBe(200)
+    expect((await send("GET", "/payables?due_date=0099-03-01")).status).toBe(200)
+
+    const account = await send("POST", "/financial-accounts", JSON.stringify({ name: "Caixa", type: "cash" }))
+    const transaction = await send("POST", "/financial-transactions", JSON.stringify({ account_id: account.body.id, posted_at: "2024-01-15", amount: "1" }))
+    for (const value of outside) {
+      await refusedNaming("PATCH", `/financial-transactions/${transaction.body.id}`, JSON.stringify({ ignored_at: value }), "ignored_at")
+    }
+    const endpoint = await send("POST", "/webhook-endpoints", JSON.stringify({ url: "https://hooks.example.com/replayed", events: ["*"] }))
+    expect(endpoint.status, JSON.stringify(endpoint.body)).toBe(201)
+    for (const value of outside) {
+      await refusedNaming("POST", `/webhook-endpoints/${endpoint.body.id}/replay`, JSON.stringify({ since: value }), "since")
+      await refusedNaming("POST", `/webhook-endpoints/${endpoint.body.id}/replay`, JSON.stringify({ since: "2026-01-01T00:00:00Z", until: value }), "until")
+    }
+    expect((await send("POST", `/webhook-endpoints/${endpoint.body.id}/replay`, JSON.stringify({ since: "0001-01-01T00:00:00Z" }))).status).toBe(200)
+  })
+
   it("refuses JSON nested deeper than 32 levels before anything recurses over it", async () => {
     const objects = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`
     const arrays = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`
