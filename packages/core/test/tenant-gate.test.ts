@@ -113,7 +113,7 @@ describe("tenant gate", () => {
     expect(outcome.after).toBe("let in")
   })
 
-  it("has no callback form on a store of one session, whose requests take turns after a turn of the event loop", async () => {
+  it("has no callback form on a store of one session, whose statements take no callbacks", async () => {
     const enter = await Effect.runPromise(Effect.provide(Effect.map(TenantGate, (gate) => gate.enter), TenantGate.layer({ defaultConcurrency: 1, oneSession: true })))
     expect(enter).toBeUndefined()
   })

@@ -1,7 +1,6 @@
 import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { ApiRequest } from "./api-request.js"
-import { allResources, type AnyResource, CurrentPrincipal, IdempotencyKeys, notFound, type Page, type Principal, publicResources, type DomainError, type QueryParams, ResourceEngine, TenantBusy, TenantGate } from "@erp/core"
-import * as SqlClient from "@effect/sql/SqlClient"
+import { allResources, type AnyResource, CurrentPrincipal, IdempotencyKeys, notFound, type Page, type Principal, publicResources, type DomainError, type QueryParams, ResourceEngine, storeAnswers, TenantBusy, TenantGate } from "@erp/core"
 import { Effect, Layer } from "effect"
 import { Api, type ResourceApi } from "./api.js"
 import { apiRequestOf, readJsonBody, readRawBody } from "./body.js"
@@ -155,7 +154,7 @@ export const VERSION = "0.1.0"
 
 const healthHandlers = (api: typeof Api) => HttpApiBuilder.group(api, "health", (handlers) =>
   handlers.handle("health", () =>
-    Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(
+    storeAnswers.pipe(
       Effect.as({ status: "ok" as const, version: VERSION }),
       Effect.catchAll((error) => Effect.zipRight(noteServerFailure(error), Effect.fail(new InternalServerError(errorBody(500, "The store is not reachable", "STORE_UNAVAILABLE")))))
     ))

@@ -1,8 +1,9 @@
-import type { PGlite } from "@electric-sql/pglite"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
+import type { PgliteThread } from "./pglite-thread.js"
+import type { SessionTurns } from "./session-turns.js"
 
 /**
  * The embedded store lets one process open its folder. The process that holds it serves
@@ -27,11 +28,9 @@ const MAX_SOCKET_PATH = 107
  * statements wait) from its first message until the backend is idle again: after a
  * `Sync` or a simple `Query` with no transaction open. So a client's extended-protocol
  * sequence and its transactions are never interleaved with anyone else's statements.
+ * Each connection is an owner of its own in the session's rotation (`SessionTurns`).
  */
-export interface SessionTurns {
-  readonly take: () => Promise<void>
-  readonly release: () => void
-}
+export type EmbeddedSession = Pick<PgliteThread, "protocol" | "settle">
 
 /** A client holding the session this long without sending anything is cut off, so a stalled CLI cannot stall the host. */
 const IDLE_HOLD_MS = 30_000
@@ -40,7 +39,6 @@ const SSL_REQUEST = 80877103
 const GSS_REQUEST = 80877104
 const CANCEL_REQUEST = 80877102
 const PROTOCOL_3 = 196608
-const SYNC = Uint8Array.of(0x53, 0, 0, 0, 4)
 
 type Frame =
   | { readonly kind: "refuse-encryption" }
@@ -71,26 +69,30 @@ const nextFrame = (buffer: Buffer, started: boolean): { readonly frame: Frame; r
   }
 }
 
-const serveConnection = (db: PGlite, turns: SessionTurns, socket: net.Socket, connections: Set<net.Socket>) => {
+const serveConnection = (db: EmbeddedSession, turns: SessionTurns, owner: string, socket: net.Socket, connections: Set<net.Socket>) => {
   let buffer = Buffer.alloc(0)
   let started = false
-  let holding = false
+  /** The end of the connection's turn on the session, while it holds it. */
+  let holding: (() => void) | undefined
   let running = false
   let closed = false
   let idle: NodeJS.Timeout | undefined
+
+  const endTurn = () => {
+    const release = holding
+    holding = undefined
+    release?.()
+  }
 
   const releaseSession = async () => {
     if (!holding) return
     try {
       // Left mid-sequence or mid-transaction: bring the backend back to idle for the next one.
-      await db.runExclusive(() => db.execProtocolRaw(SYNC))
-      // `exec` takes PGlite's own lock itself (inside `runExclusive` it would wait on itself).
-      if (db.isInTransaction()) await db.exec("ROLLBACK")
+      await db.settle()
     } catch {
       // The backend reports its own state on the next statement; nothing more to do here.
     } finally {
-      holding = false
-      turns.release()
+      endTurn()
     }
   }
 
@@ -129,17 +131,12 @@ const serveConnection = (db: PGlite, turns: SessionTurns, socket: net.Socket, co
         }
         if (idle) clearTimeout(idle)
         if (!holding) {
-          await turns.take()
-          holding = true
+          holding = await turns.take(owner)
+          if (closed) break
         }
-        await db.runExclusive(() =>
-          db.execProtocolRawStream(frame.bytes, { onRawData: (data) => { if (!closed) socket.write(data) } })
-        )
+        const inTransaction = await db.protocol(frame.bytes, (data) => { if (!closed) socket.write(data) })
         started = true
-        if (frame.endsTurn && !db.isInTransaction()) {
-          holding = false
-          turns.release()
-        }
+        if (frame.endsTurn && !inTransaction) endTurn()
         armIdle()
       }
     } catch {
@@ -164,7 +161,7 @@ const serveConnection = (db: PGlite, turns: SessionTurns, socket: net.Socket, co
  * replaced. Where no socket can be bound (path too long, a file system without
  * sockets), the host runs without one and the CLI says the folder is in use.
  */
-export const serveEmbeddedSocket = (db: PGlite, dataDir: string, turns: SessionTurns) =>
+export const serveEmbeddedSocket = (db: EmbeddedSession, dataDir: string, turns: SessionTurns) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const file = socketPath(dataDir)
@@ -177,9 +174,10 @@ export const serveEmbeddedSocket = (db: PGlite, dataDir: string, turns: SessionT
         return undefined
       }
       const connections = new Set<net.Socket>()
+      let served = 0
       const server = net.createServer((socket) => {
         connections.add(socket)
-        serveConnection(db, turns, socket, connections)
+        serveConnection(db, turns, `socket ${++served}`, socket, connections)
       })
       const listening = await new Promise<boolean>((resolve) => {
         server.once("error", () => resolve(false))

@@ -1,10 +1,8 @@
 import * as Reactivity from "@effect/experimental/Reactivity"
-import { PGlite, type Results } from "@electric-sql/pglite"
-import { unaccent } from "@electric-sql/pglite/contrib/unaccent"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Layer, Stream } from "effect"
+import { Context, Effect, FiberRef, Layer, Stream } from "effect"
 import * as path from "node:path"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { embeddedSocketAnswers, serveEmbeddedSocket, SOCKET_PORT, socketFolder } from "./embedded-socket.js"
@@ -12,7 +10,9 @@ import { acquireDataDirLock, DataDirLocked } from "./lock.js"
 import { StatementRunner } from "./direct-statements.js"
 import { copyStoreTemplate } from "./template.js"
 import { layerPgPool } from "./postgres.js"
-import { textParsers } from "./types.js"
+import { type PgliteThread, startPgliteThread } from "./pglite-thread.js"
+import { makeSessionTurns, SessionOwner, type SessionTurns } from "./session-turns.js"
+import { StoreProbe } from "./store-probe.js"
 
 export interface PgliteOptions {
   /** Folder of the persistent store; omitted means in memory. */
@@ -42,95 +42,145 @@ const sharedBuffersOf = (options: PgliteOptions): string => {
   return text
 }
 
+/**
+ * Opens the store in a thread of its own (pglite-thread.ts): a statement runs there, never in
+ * this thread, which stays free for HTTP, /health and timers while one runs.
+ */
 export const openPglite = (options: PgliteOptions) => {
   // Checked before anything opens: a size PostgreSQL would not take is the caller's mistake, told in one line.
   const sharedBuffers = sharedBuffersOf(options)
   return Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        if (options.dataDir && !options.loadDataDir && options.template !== false) {
-          await copyStoreTemplate(path.join(options.dataDir, "pgdata"), options.template)
+        // Started first: the thread loads PGlite while this one copies the template.
+        const thread = startPgliteThread()
+        try {
+          if (options.dataDir && !options.loadDataDir && options.template !== false) {
+            await copyStoreTemplate(path.join(options.dataDir, "pgdata"), options.template)
+          }
+          await thread.open({
+            ...(options.dataDir ? { dataDir: path.join(options.dataDir, "pgdata") } : {}),
+            ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+            sharedBuffers
+          })
+          return thread
+        } catch (error) {
+          await thread.close()
+          throw error
         }
-        return PGlite.create({
-          ...(options.dataDir ? { dataDir: path.join(options.dataDir, "pgdata") } : {}),
-          ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-          extensions: { unaccent },
-          parsers: textParsers,
-          startParams: [...PGlite.defaultStartParams, "-c", `shared_buffers=${sharedBuffers}`]
-        })
       },
       catch: (cause) => new SqlError({ cause, message: `Could not open the embedded store: ${String(cause)}` })
     }),
-    (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
+    (thread) => Effect.promise(() => thread.close())
   )
 }
 
 type Rows = ReadonlyArray<Record<string, unknown>>
 
 /**
- * PGlite is a single session: a statement outside a transaction must never run
- * inside another fiber's transaction. One permit guards the session; a
- * transaction holds it from BEGIN to COMMIT, a lone statement for its own run.
+ * PGlite is a single session: a statement outside a transaction must never run inside another
+ * fiber's transaction. The session goes to one owner at a time (`turns`, in rotation between the
+ * tenants with statements waiting): a transaction holds it from BEGIN to COMMIT, a lone statement
+ * until the worker answers (even when its fiber is gone by then: the worker runs it anyway).
  */
-export const makePgliteClient = (db: PGlite, session: Effect.Semaphore) =>
+export const makePgliteClient = (db: PgliteThread, turns: SessionTurns) =>
   Effect.gen(function* () {
     const compiler = PgClient.makeCompiler()
 
-    const run = (sqlText: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
-      Effect.tryPromise({
-        try: async (): Promise<ReadonlyArray<unknown>> => {
-          // PGlite runs in this thread and blocks it while a statement runs. A turn of the event
-          // loop first lets requests that arrived meanwhile be read and queue for the session,
-          // so one tenant's statements cannot follow each other without a gap.
-          await new Promise((resolve) => setImmediate(resolve))
-          if (params.length === 0 && rowMode === "object") {
-            // The simple protocol takes several statements at once (migrations).
-            const results: Array<Results> = await db.exec(sqlText)
-            return results.length === 1 ? results[0].rows : results.map((result) => result.rows)
-          }
-          const result = await db.query(sqlText, params as Array<unknown>, { rowMode })
-          return result.rows
-        },
-        catch: (cause) => new SqlError({ cause, message: `Failed to execute statement: ${(cause as Error).message}` })
+    const run = (sqlText: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array"): Promise<ReadonlyArray<unknown>> => {
+      if (params.length === 0 && rowMode === "object") {
+        // The simple protocol takes several statements at once (migrations).
+        return db.exec(sqlText).then((results) => (results.length === 1 ? results[0] : results))
+      }
+      return db.query(sqlText, params, rowMode)
+    }
+    const failed = (cause: unknown) => new SqlError({ cause, message: `Failed to execute statement: ${(cause as Error).message}` })
+
+    /** A statement with the session held already (inside a transaction). */
+    const runHeld = (sqlText: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
+      Effect.tryPromise({ try: () => run(sqlText, params, rowMode), catch: failed })
+
+    /** A lone statement in its owner's turn (the fiber's `SessionOwner`). */
+    const runInTurn = (sqlText: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
+      Effect.withFiberRuntime<ReadonlyArray<unknown>, SqlError>((fiber) => {
+        const owner = fiber.getFiberRef(SessionOwner)
+        return Effect.async<ReadonlyArray<unknown>, SqlError>((resume) => {
+          const leave = turns.enter(owner, (release) => {
+            run(sqlText, params, rowMode).then(
+              (rows) => {
+                release()
+                resume(Effect.succeed(rows))
+              },
+              (cause) => {
+                release()
+                resume(Effect.fail(failed(cause)))
+              }
+            )
+          })
+          return Effect.sync(leave)
+        })
       })
 
-    const makeConnection = (guard: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>): Connection => {
+    const makeConnection = (statement: typeof runHeld): Connection => {
       const execute = (
         sqlText: string,
         params: ReadonlyArray<unknown>,
         transformRows: (<A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
       ) =>
-        guard(run(sqlText, params, "object")).pipe(
+        statement(sqlText, params, "object").pipe(
           Effect.map((rows) => (transformRows ? transformRows(rows as Rows) : rows))
         )
       return {
         execute,
-        executeRaw: (sqlText, params) => guard(run(sqlText, params, "object")),
+        executeRaw: (sqlText, params) => statement(sqlText, params, "object"),
         executeValues: (sqlText, params) =>
-          guard(run(sqlText, params, "array")) as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
+          statement(sqlText, params, "array") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
         executeUnprepared: execute,
         executeStream: (sqlText, params, transformRows) =>
           Stream.fromIterableEffect(execute(sqlText, params, transformRows))
       }
     }
 
-    const free = makeConnection(session.withPermits(1))
-    const held = makeConnection((effect) => effect)
+    const free = makeConnection(runInTurn)
+    const held = makeConnection(runHeld)
 
-    const runner: Context.Tag.Service<StatementRunner> = { run: (sqlText, params) => session.withPermits(1)(run(sqlText, params, "object")) as Effect.Effect<Rows, SqlError> }
+    /** The session held by the transaction's owner until the transaction ends. */
+    const holdSession = Effect.acquireRelease(
+      Effect.flatMap(FiberRef.get(SessionOwner), (owner) =>
+        Effect.async<() => void>((resume) => {
+          const leave = turns.enter(owner, (release) => resume(Effect.succeed(release)))
+          return Effect.sync(leave)
+        })),
+      (release) => Effect.sync(release)
+    )
+
+    const runner: Context.Tag.Service<StatementRunner> = { run: (sqlText, params) => runInTurn(sqlText, params, "object") as Effect.Effect<Rows, SqlError> }
+    /**
+     * The store answers when its thread runs with the store open: a `SELECT 1` while the session is
+     * free, nothing more while it is busy (the statement under way is the store answering, and a
+     * probe would wait behind a tenant's costliest statement).
+     */
+    const probe: Context.Tag.Service<StoreProbe> = {
+      check: Effect.suspend(() => {
+        const stopped = db.stopped()
+        if (stopped) return Effect.fail(new SqlError({ cause: stopped, message: stopped.message }))
+        return turns.idle() ? Effect.asVoid(runInTurn("SELECT 1", [], "object")) : Effect.void
+      })
+    }
     const client = yield* SqlClient.make({
       acquirer: Effect.succeed(free),
-      transactionAcquirer: Effect.as(Effect.acquireRelease(session.take(1), () => session.release(1)), held),
+      transactionAcquirer: Effect.as(holdSession, held),
       compiler,
       spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", "pglite"]]
     })
-    return { client, runner }
+    return { client, runner, probe }
   })
 
 /**
  * The embedded store as a `SqlClient`. The first process to open a data folder holds its
  * lock and serves the store on the folder's socket; a later one (the CLI beside a running
- * host) connects through that socket, and only when nobody answers there is it refused.
+ * host) connects through that socket, and only when nobody answers there is it refused. The
+ * holder also provides its `StoreProbe` (found with `Effect.serviceOption`, as `storeAnswers` does).
  */
 export const layerPglite = (options: PgliteOptions): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
   Layer.scopedContext(
@@ -146,15 +196,10 @@ export const layerPglite = (options: PgliteOptions): Layer.Layer<SqlClient.SqlCl
         if (held) return yield* Layer.build(layerThroughHolder(dataDir))
       }
       const db = yield* openPglite(options)
-      const session = yield* Effect.makeSemaphore(1)
-      const { client, runner } = yield* makePgliteClient(db, session)
-      if (dataDir && options.serveSocket !== false) {
-        yield* serveEmbeddedSocket(db, dataDir, {
-          take: () => Effect.runPromise(session.take(1)).then(() => undefined),
-          release: () => Effect.runSync(session.release(1))
-        })
-      }
-      return Context.make(SqlClient.SqlClient, client).pipe(Context.add(StatementRunner, runner))
+      const turns = makeSessionTurns()
+      const { client, runner, probe } = yield* makePgliteClient(db, turns)
+      if (dataDir && options.serveSocket !== false) yield* serveEmbeddedSocket(db, dataDir, turns)
+      return Context.make(SqlClient.SqlClient, client).pipe(Context.add(StatementRunner, runner), Context.add(StoreProbe, probe))
     })
   ).pipe(Layer.provide(Reactivity.layer))
 

@@ -1,4 +1,5 @@
 import { Context, Data, Effect, Layer } from "effect"
+import { SessionOwner } from "./session-turns.js"
 
 /** Too many of one tenant's requests are in the store at once, and the wait for a turn ran out. */
 export class TenantBusy extends Data.TaggedError("TenantBusy")<{ readonly concurrency: number; readonly waitMs: number }> {}
@@ -17,12 +18,6 @@ const fromEnv = (name: string, fallback: number): number => {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got "${text}"`)
   return value
 }
-
-/** Resumes after the I/O already waiting is handled (`setImmediate`: no timer, no 1 ms clamp). */
-const nextTurnOfTheEventLoop = Effect.async<void>((resume) => {
-  const handle = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(handle))
-})
 
 /** A request waiting for a turn: handed one when a turn ends (`granted`), or refused once `deadline` passes. */
 interface Waiter {
@@ -54,17 +49,15 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
    * else after the requests waiting before it) with the turn's end, to call however the work
    * ends (a second call does nothing); `refused` when the wait runs out. Answers the leave: a
    * request gone before its turn leaves the queue (a turn handed to it meanwhile passes on).
-   * Absent on a store of one session, where requests take turns by arrival after a turn of the
-   * event loop.
+   * Absent on a store of one session, whose statements take no callbacks.
    */
   readonly enter?: (tenantId: string, work: (release: () => void) => void, refused: (busy: TenantBusy) => void) => () => void
 }>() {
   /**
    * Defaults: 4 turns per tenant on PostgreSQL (pool of 10), 1 on the embedded store (one session).
-   * `oneSession`: the store runs one statement at a time (the embedded store), so requests wait a
-   * turn of the event loop before the gate, and those that arrived together take turns by arrival:
-   * one request's statements would otherwise run ahead of them. PostgreSQL runs a tenant's
-   * turns side by side and needs no such wait (15 of a read's 120 runtime steps).
+   * `oneSession`: the store runs one statement at a time (the embedded store) and hands its session
+   * to tenants in rotation (session-turns.ts): the work in a turn runs as its tenant's
+   * (`SessionOwner`), so its statements queue behind its own tenant's, not behind everyone's.
    */
   static readonly layer = (options: Partial<TenantGateSettings> & { readonly defaultConcurrency: number; readonly oneSession?: boolean }) =>
     Layer.sync(TenantGate, () => {
@@ -168,7 +161,7 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
           })
         )
       const run = options.oneSession
-        ? <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> => Effect.zipRight(nextTurnOfTheEventLoop, inTurn(tenantId, effect))
+        ? <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> => inTurn(tenantId, Effect.locally(effect, SessionOwner, tenantId))
         : inTurn
       return options.oneSession ? { settings, run } : { settings, run, enter }
     })
