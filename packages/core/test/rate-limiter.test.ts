@@ -88,6 +88,19 @@ describe.each(storeKinds)("SQL rate limiter on %s", (kind) => {
     expect(rows).toEqual([{ count: 10 }])
   })
 
+  it("forgets a key's hits on reset, and only that key's", async () => {
+    const [key, other] = [`test:${randomUUID()}`, `test:${randomUUID()}`]
+    const [after, untouched] = await withLimiter((limiter) =>
+      Effect.gen(function* () {
+        yield* hitTimes(limiter, key, 10)
+        yield* hitTimes(limiter, other, 10)
+        yield* limiter.reset(key)
+        return [yield* limiter.hit(key, TOKEN_LIMIT), yield* limiter.hit(other, TOKEN_LIMIT)]
+      }))
+    expect(after).toMatchObject({ allowed: true, remaining: 9 })
+    expect(untouched).toMatchObject({ allowed: false })
+  })
+
   it("counts keys too long for an index row (caller input) by their hash", async () => {
     const prefix = randomBytes(16_000).toString("hex")
     const decisions = await withLimiter((limiter) =>
@@ -161,6 +174,16 @@ describe("memory rate limiter", () => {
         expect(yield* limiter.hit("client", RULE)).toMatchObject({ allowed: false, resetSeconds: 1 })
         yield* TestClock.adjust("1 second")
         expect(yield* limiter.hit("client", RULE)).toMatchObject({ allowed: true, remaining: 9, resetSeconds: 60 })
+      })))
+
+  it.effect("forgets a key's hits on reset, and only that key's", () =>
+    withMemory((limiter) =>
+      Effect.gen(function* () {
+        yield* hitTimes(limiter, "reset", 10, RULE)
+        yield* hitTimes(limiter, "kept", 10, RULE)
+        yield* limiter.reset("reset")
+        expect(yield* limiter.hit("reset", RULE)).toMatchObject({ allowed: true, remaining: 9 })
+        expect((yield* limiter.hit("kept", RULE)).allowed).toBe(false)
       })))
 
   it.effect("refuses a second burst across a minute boundary: the window slides", () =>

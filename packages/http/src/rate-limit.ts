@@ -1,6 +1,7 @@
 import { HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { errorBody, type RateLimit, type RateLimitDecision, RateLimiter } from "@erp/core"
 import { Effect, Option } from "effect"
+import { addressLimitKey, forwardedClient, normalizeAddress } from "./client-address.js"
 
 /**
  * The rate-limit header fields of the IETF draft draft-ietf-httpapi-ratelimit-headers
@@ -53,26 +54,21 @@ export const withRateLimit = <E, R>(
     return HttpServerResponse.setHeaders(yield* response, headers)
   })
 
-/** Node reports IPv4 callers on a dual-stack socket as `::ffff:a.b.c.d`; one caller, one key. */
-const normalizeAddress = (address: string): string => {
-  const trimmed = address.trim()
-  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(trimmed) ? trimmed.slice(7) : trimmed
-}
-
 /**
- * The caller's IP for per-IP limits: the socket's peer address. X-Forwarded-For is
- * read only with `trustProxy`, because any client can send it to pick a fresh key
- * per request; behind a proxy the socket peer is the proxy, so set `trustProxy`
- * only when a proxy you run replaces the header with the address it saw (a proxy
- * that appends to it leaves the caller's own value first).
+ * The caller's address: the socket's peer, or with `trustProxy` (one proxy of yours in front,
+ * ERP_TRUST_PROXY) the address that proxy appended to X-Forwarded-For, the header's last entry.
+ * Without `trustProxy` the header is ignored: any client can send it. IPv4 callers of a
+ * dual-stack socket (`::ffff:a.b.c.d`) are their IPv4 address.
  */
 export const clientAddress = (request: HttpServerRequest.HttpServerRequest, trustProxy = false): string => {
-  if (trustProxy) {
-    const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
-    if (forwarded) return normalizeAddress(forwarded)
-  }
+  const forwarded = trustProxy ? forwardedClient(request.headers["x-forwarded-for"]) : undefined
+  if (forwarded !== undefined) return normalizeAddress(forwarded)
   return Option.match(request.remoteAddress, {
     onNone: () => "unknown",
     onSome: (address) => (address.trim() ? normalizeAddress(address) : "unknown")
   })
 }
+
+/** The caller's key in limits per address (`clientAddress`, an IPv6 caller by its /64). */
+export const clientLimitKey = (request: HttpServerRequest.HttpServerRequest, trustProxy = false): string =>
+  addressLimitKey(clientAddress(request, trustProxy))

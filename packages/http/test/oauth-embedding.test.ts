@@ -68,10 +68,10 @@ describe.each(storeKinds)("per-address limits behind a trusted proxy on %s", (ki
   })
   afterAll(() => host?.close())
 
-  it("counts each X-Forwarded-For address on its own", async () => {
+  it("counts each address the proxy appended to X-Forwarded-For on its own", async () => {
     const client = await createOAuthClient(host)
     const url = authorizationUrl(host.url, { clientId: client.clientId, pkce: makePkce() })
-    const from = (address: string) => fetch(url, { headers: { "x-forwarded-for": `${address}, 10.0.0.1` } })
+    const from = (address: string) => fetch(url, { headers: { "x-forwarded-for": `10.0.0.1, ${address}` } })
     const first = `198.51.100.${Math.floor(Math.random() * 250) + 1}`
     // The window slides: 20 hits within a minute, whenever they fall, leave no room for a 21st.
     for (let hit = 0; hit < 20; hit++) expect((await from(first)).status).toBe(200)

@@ -6,7 +6,7 @@ import { Effect, Layer, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"
 import { createServer } from "node:http"
 import { afterAll, beforeAll } from "vitest"
-import { clientAddress, rateLimitHeaders, tooManyRequests, withRateLimit } from "../src/rate-limit.js"
+import { clientAddress, clientLimitKey, rateLimitHeaders, tooManyRequests, withRateLimit } from "../src/rate-limit.js"
 
 const RULE: RateLimit = { limit: 3, windowSeconds: 60 }
 
@@ -96,14 +96,29 @@ describe("rate-limit helpers", () => {
     return remoteAddress === undefined ? base : base.modify({ remoteAddress })
   }
 
-  it("takes the client address from the socket, X-Forwarded-For only when the proxy is trusted", () => {
-    const forwarded = { "x-forwarded-for": "203.0.113.9, 10.0.0.2" }
+  it("takes the client address from the socket, X-Forwarded-For's last entry (the trusted proxy's) only when the proxy is trusted", () => {
+    const forwarded = { "x-forwarded-for": "198.51.100.1, 203.0.113.9" }
     expect(clientAddress(request(forwarded, "10.0.0.2"))).toBe("10.0.0.2")
     expect(clientAddress(request(forwarded, "10.0.0.2"), true)).toBe("203.0.113.9")
+    expect(clientAddress(request({ "x-forwarded-for": "203.0.113.9:5060" }, "10.0.0.2"), true)).toBe("203.0.113.9")
+    expect(clientAddress(request({ "x-forwarded-for": "[2001:DB8::1]:443" }, "10.0.0.2"), true)).toBe("2001:db8::1")
     expect(clientAddress(request({}, "10.0.0.2"), true)).toBe("10.0.0.2")
+    expect(clientAddress(request({ "x-forwarded-for": "198.51.100.1, " }, "10.0.0.2"), true)).toBe("10.0.0.2")
     expect(clientAddress(request({}, "::ffff:192.0.2.7"))).toBe("192.0.2.7")
+    expect(clientAddress(request({}, "::ffff:c000:207"))).toBe("192.0.2.7")
     expect(clientAddress(request({ "x-forwarded-for": " " }), true)).toBe("unknown")
     expect(clientAddress(request({}))).toBe("unknown")
+  })
+
+  it("keys IPv6 callers by their /64, IPv4 ones (mapped or not) by their address", () => {
+    expect(clientLimitKey(request({}, "2001:db8:a:b:1:2:3:4"))).toBe("2001:db8:a:b::/64")
+    expect(clientLimitKey(request({}, "2001:0DB8:000a:000b::ffff"))).toBe("2001:db8:a:b::/64")
+    expect(clientLimitKey(request({}, "fe80::1%eth0"))).toBe("fe80::/64")
+    expect(clientLimitKey(request({}, "::1"))).toBe("::/64")
+    expect(clientLimitKey(request({}, "::ffff:192.0.2.7"))).toBe("192.0.2.7")
+    expect(clientLimitKey(request({}, "192.0.2.7"))).toBe("192.0.2.7")
+    expect(clientLimitKey(request({ "x-forwarded-for": "2001:db8:a:b::9" }, "10.0.0.2"), true)).toBe("2001:db8:a:b::/64")
+    expect(clientLimitKey(request({ "x-forwarded-for": "not an address" }, "10.0.0.2"), true)).toBe("not an address")
   })
 
   it("builds the headers and the 429 from a decision", () => {

@@ -26,7 +26,7 @@ export const registerServe = (program: Command) =>
     .addOption(new Option("--host <host>", "Address to bind").default(process.env.HOST ?? "127.0.0.1", "HOST, else 127.0.0.1"))
     .option("--public-url <url>", "Public base URL, the OAuth issuer (default ERP_PUBLIC_URL, else each request's Host)")
     .option("--no-dynamic-registration", "Refuse OAuth dynamic client registration (RFC 7591)")
-    .option("--trust-proxy", "Per-IP limits read X-Forwarded-For (only behind a proxy that sets it; default ERP_TRUST_PROXY)")
+    .option("--trust-proxy", "Per-IP limits read the last X-Forwarded-For entry, the one your proxy appended (only behind one; default ERP_TRUST_PROXY)")
     .option("--json", "Once listening, print {\"url\", \"store\", \"demo\"} as one JSON line instead of the banner (demo: the first start's tenant, admin and key)")
     .option("--no-webhooks", "Do not send webhooks from this host (run erp worker instead)")
     .option("--no-panel", "Do not serve the panel, the tenant admins' web console at /panel")

@@ -27,8 +27,9 @@ export interface OAuthSettings {
   /** Dynamic registrations one address may make a minute (`ERP_OAUTH_REGISTRATIONS_PER_MINUTE`, default 10): more behind a shared NAT. */
   readonly registrationsPerMinute: number
   /**
-   * Take the caller's address for per-IP limits from the first X-Forwarded-For entry: only
-   * behind a proxy that sets that header itself. Needed behind the fetch handler, which sees no socket.
+   * Take the caller's address for per-IP limits from the last X-Forwarded-For entry, the one
+   * the proxy in front appended: only behind one proxy of yours that appends it. Needed behind
+   * the fetch handler, which sees no socket.
    */
   readonly trustProxy: boolean
   readonly externalIdp: ExternalIdentityProvider | undefined

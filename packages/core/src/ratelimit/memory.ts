@@ -84,7 +84,8 @@ export const makeRateLimiterMemory = (options: MemoryRateLimiterOptions = {}) =>
     }
 
     return RateLimiter.of({
-      hit: (key, rule) => Effect.map(Clock.currentTimeMillis, (now) => count(key, rule, now))
+      hit: (key, rule) => Effect.map(Clock.currentTimeMillis, (now) => count(key, rule, now)),
+      reset: (key) => Effect.sync(() => void logs.delete(boundedKey(key)))
     })
   })
 

@@ -28,10 +28,19 @@ export interface RateLimitDecision {
 export class RateLimiter extends Context.Tag("erp/core/RateLimiter")<RateLimiter, {
   /** Records one hit for `key` and says whether it is within `rule`. */
   readonly hit: (key: string, rule: RateLimit) => Effect.Effect<RateLimitDecision>
+  /** Forgets every hit of `key` (an account's failed sign-ins, once its password was given). */
+  readonly reset: (key: string) => Effect.Effect<void>
 }>() {}
 
 /** The spec's limits. */
 export const AUTHORIZE_LIMIT: RateLimit = { limit: 20, windowSeconds: 60 }
 export const TOKEN_LIMIT: RateLimit = { limit: 10, windowSeconds: 60 }
+/**
+ * Password attempts on one account, counted whether the account exists or not, by the panel and
+ * the authorization page together, beside their limits per address: guesses spread over many
+ * addresses still get 10 every 5 minutes. A successful sign-in starts the count over, so it
+ * counts failures: a user who mistypes gets on, and only an account under attack is held.
+ */
+export const SIGN_IN_ACCOUNT_LIMIT: RateLimit = { limit: 10, windowSeconds: 300 }
 /** Client authentication at /oauth/revoke, per client_id: as at /oauth/token, so secrets cannot be guessed there instead. */
 export const REVOKE_LIMIT: RateLimit = { limit: 10, windowSeconds: 60 }

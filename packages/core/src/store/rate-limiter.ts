@@ -86,7 +86,9 @@ export const makeRateLimiterSql = (options: SqlRateLimiterOptions = {}) =>
           Effect.tap(() => maybeCleanup),
           Effect.orDie,
           Effect.withSpan("RateLimiter.hit", { attributes: { "ratelimit.limit": rule.limit, "ratelimit.window_seconds": rule.windowSeconds } })
-        )
+        ),
+      reset: (key) =>
+        sql`DELETE FROM rate_limit_windows WHERE key = ${boundedKey(key)}`.pipe(Effect.asVoid, Effect.orDie, Effect.withSpan("RateLimiter.reset"))
     })
   })
 

@@ -15,7 +15,8 @@ import { clearCookie, cookieOptions, CSRF_COOKIE, makeCurrentUser, newFormToken,
 import { readForm } from "./form.js"
 import { PAGE_HEADERS } from "./html.js"
 import { AUTHORIZE_PARAMS, type AuthorizeParams, consentPage, errorPage, signInPage } from "./pages.js"
-import { clientAddress, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
+import { clientLimitKey, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
+import { checkPassword } from "../sign-in-attempts.js"
 import { publicPath, publicUrl } from "../public-url.js"
 
 const html = (body: string, status = 200, extra: Record<string, string> = {}) =>
@@ -141,7 +142,7 @@ export const makeAuthorize = Effect.gen(function* () {
   /** Per IP, before anything else: the spec's 20 requests a minute. */
   const limited = (request: HttpServerRequest.HttpServerRequest, respond: Effect.Effect<HttpServerResponse.HttpServerResponse>) =>
     Effect.gen(function* () {
-      const decision = yield* limiter.hit(`authorize:${clientAddress(request, config.trustProxy)}`, AUTHORIZE_LIMIT)
+      const decision = yield* limiter.hit(`authorize:${clientLimitKey(request, config.trustProxy)}`, AUTHORIZE_LIMIT)
       if (!decision.allowed) return tooManyRequests(decision, "Too many authorization requests from this address")
       const response = yield* respond
       return HttpServerResponse.setHeaders(response, rateLimitHeaders(decision))
@@ -189,7 +190,9 @@ export const makeAuthorize = Effect.gen(function* () {
           if (!expected || !form.csrf || !sameText(expected, form.csrf)) {
             return showSignIn(request, validated, { error: "Your sign-in form expired; please try again.", status: 403 })
           }
-          const user = yield* oauth.signIn(form.email ?? "", form.password ?? "")
+          const checked = yield* checkPassword({ limiter, oauth }, form.email ?? "", form.password ?? "")
+          if (Either.isLeft(checked)) return checked.left
+          const user = checked.right
           if (Option.isNone(user)) {
             return showSignIn(request, validated, { email: form.email ?? "", error: "Email or password is not right.", status: 401 })
           }

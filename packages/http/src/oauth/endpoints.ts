@@ -14,7 +14,7 @@ import {
 import { Effect } from "effect"
 import { apiRequestOf, readJsonBody } from "../body.js"
 import { bearerChallenge, publicUrl } from "../public-url.js"
-import { clientAddress, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
+import { clientLimitKey, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
 import { basicCredentials, readForm } from "./form.js"
 
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" } as const
@@ -58,7 +58,7 @@ export const makeEndpoints = Effect.gen(function* () {
 
   /** The spec's limits are per client_id; requests naming none count against their address. */
   const clientKey = (request: HttpServerRequest.HttpServerRequest, form: Readonly<Record<string, string | undefined>>) =>
-    basicCredentials(request.headers.authorization)?.clientId ?? form.client_id ?? `ip:${clientAddress(request, config.trustProxy)}`
+    basicCredentials(request.headers.authorization)?.clientId ?? form.client_id ?? `ip:${clientLimitKey(request, config.trustProxy)}`
 
   const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
     HttpServerResponse.unsafeJson(body, { status, headers: { ...NO_STORE, ...headers } })
@@ -163,7 +163,7 @@ export const makeEndpoints = Effect.gen(function* () {
     if (!config.dynamicRegistration) {
       return yield* Effect.fail(oauthError("access_denied", "Dynamic client registration is turned off on this server", 403))
     }
-    const decision = yield* limiter.hit(`register:${clientAddress(request, config.trustProxy)}`, { limit: config.registrationsPerMinute, windowSeconds: 60 })
+    const decision = yield* limiter.hit(`register:${clientLimitKey(request, config.trustProxy)}`, { limit: config.registrationsPerMinute, windowSeconds: 60 })
     if (!decision.allowed) return tooManyRequests(decision, "Too many client registrations from this address")
     const body = yield* readJsonBody(apiRequestOf(request)).pipe(Effect.mapError((error) => oauthError("invalid_client_metadata", error.message)))
     const metadata = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>

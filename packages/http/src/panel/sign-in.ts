@@ -1,9 +1,10 @@
 import { HttpServerRequest } from "@effect/platform"
 import { AUTHORIZE_LIMIT, RateLimiter } from "@erp/core"
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { cookieOptions, CSRF_COOKIE, newFormToken, sameText, secureCookies, SESSION_COOKIE, sessionCookiePath, setSessionCookie } from "../browser-session.js"
 import { readForm } from "../oauth/form.js"
-import { clientAddress, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
+import { clientLimitKey, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
+import { checkPassword } from "../sign-in-attempts.js"
 import { HttpServerResponse } from "@effect/platform"
 import type { Translate } from "./i18n.js"
 import { type Form, htmlResponse, type Kit, queryOf, seeOther } from "./kit.js"
@@ -57,8 +58,8 @@ export const makeSignIn = (kit: Kit) =>
 
     const post = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      // The authorization page's limit per address: password guessing is as slow here as there.
-      const decision = yield* limiter.hit(`panel-sign-in:${clientAddress(request, kit.config.trustProxy)}`, AUTHORIZE_LIMIT)
+      // The authorization page's limits, per address here and per account in `checkPassword`: password guessing is as slow here as there.
+      const decision = yield* limiter.hit(`panel-sign-in:${clientLimitKey(request, kit.config.trustProxy)}`, AUTHORIZE_LIMIT)
       if (!decision.allowed) return tooManyRequests(decision, "Too many sign-in attempts from this address")
       const { t } = kit.bareContext(request)
       const read = yield* readForm(request).pipe(Effect.option)
@@ -69,7 +70,9 @@ export const makeSignIn = (kit: Kit) =>
       if (!expected || !form.csrf || !sameText(expected, form.csrf)) {
         return show(request, { next: form.next, error: t("Your form expired; please try again."), status: 403 })
       }
-      const user = yield* kit.oauth.signIn(form.email ?? "", form.password ?? "")
+      const checked = yield* checkPassword({ limiter, oauth: kit.oauth }, form.email ?? "", form.password ?? "")
+      if (Either.isLeft(checked)) return checked.left
+      const user = checked.right
       if (Option.isNone(user)) return show(request, { next: form.next, email: form.email ?? "", error: t("Email or password is not right."), status: 401 })
       const session = yield* kit.oauth.createSession(user.value.id)
       return seeOther(safeNext(kit.root, form.next)).pipe(
