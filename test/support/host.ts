@@ -1,4 +1,4 @@
-import { ALL_PERMISSIONS, type AnyResource, layerCore, type OAuthSettings, type PermissionGrant, type StoreLocation, type TaxEngine, Tenancy, type TenantGateSettings } from "@erp/core"
+import { ALL_PERMISSIONS, type AnyResource, layerCore, type OAuthSettings, PasswordCost, type PermissionGrant, type ScryptCost, type StoreLocation, type TaxEngine, Tenancy, type TenantGateSettings } from "@erp/core"
 import { HttpServer } from "@effect/platform"
 import { layerNodeServer, SignInHook } from "@erp/http"
 import { Effect, Layer, ManagedRuntime, type Tracer } from "effect"
@@ -28,14 +28,23 @@ export interface TestHostOptions {
   readonly tracer?: Tracer.Tracer
   /** How long `close` waits for requests in flight before it ends the connections left. */
   readonly shutdownGraceMs?: number
+  /** The scrypt cost of new password hashes (default `TEST_PASSWORD_COST`; `PASSWORD_COST` for the tests of the production cost). */
+  readonly passwordCost?: ScryptCost
 }
+
+/**
+ * Passwords hashed at about a hundredth of the production cost: the suite makes users and signs
+ * them in by the hundred, which at OWASP's cost would add minutes. `password-hashes.test.ts` checks the real one.
+ */
+export const TEST_PASSWORD_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 }
 
 type CoreServices = Layer.Layer.Success<ReturnType<typeof layerCore>>
 
 /** A host started on a random port over `store`, with the core at hand to make tenants and keys. */
 export const startTestHost = async (store: StoreLocation, options: TestHostOptions = {}) => {
   const core = layerCore(store, { ...(options.oauth ? { oauth: options.oauth } : {}), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}), ...(options.mcp ? { mcp: options.mcp } : {}), ...(options.tenantGate ? { tenantGate: options.tenantGate } : {}) }).pipe(
-    Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty)
+    Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty),
+    Layer.provideMerge(Layer.succeed(PasswordCost, options.passwordCost ?? TEST_PASSWORD_COST))
   )
   const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}), ...(options.panel === false ? { panel: false } : {}), ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}) }).pipe(
     Layer.provideMerge(core),

@@ -3,7 +3,7 @@ import type { Fragment } from "@effect/sql/Statement"
 import { Effect, Either, Layer, Option } from "effect"
 import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, type JWTPayload, jwtVerify, SignJWT } from "jose"
 import { createHash, randomUUID, timingSafeEqual } from "node:crypto"
-import { hashPassword, passwordProblem, verifyPassword } from "../auth/passwords.js"
+import { hashPassword, needsRehash, passwordProblem, verifyPassword } from "../auth/passwords.js"
 import { grantsFromRows, type Principal, type Role } from "../auth/principal.js"
 import { BASE62, hashSecret, randomText, sameHash } from "../auth/tokens.js"
 import { isUuid } from "../engine/filter.js"
@@ -346,8 +346,14 @@ export const layerOAuth = Layer.effect(
           const rows = yield* sql<{ id: string; password_hash: string | null }>`SELECT id, password_hash FROM users WHERE lower(email) = lower(${email.trim()})`.pipe(Effect.orDie)
           const stored = rows[0]?.password_hash
           // Unknown users cost a hash too, so the answer time does not reveal who has an account.
-          const ok = yield* verifyPassword(password, stored ?? "scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA")
+          const ok = yield* verifyPassword(password, stored)
           if (!rows[0] || !stored || !ok) return Option.none()
+          // A hash of an older cost is made again at today's while the password is at hand; a password
+          // changed meanwhile keeps its own (the update matches the hash it replaces).
+          if (yield* needsRehash(stored)) {
+            const hash = yield* hashPassword(password)
+            yield* sql`UPDATE users SET password_hash = ${hash} WHERE id = ${rows[0].id}::uuid AND password_hash = ${stored}`.pipe(Effect.orDie)
+          }
           return Option.some(yield* tenancy.getUser(rows[0].id).pipe(Effect.orDie))
         }),
       memberships,
