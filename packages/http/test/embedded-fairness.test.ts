@@ -84,9 +84,12 @@ describe("the embedded store while one tenant sends costly lists", () => {
     hammering = false
     await Promise.all(loops)
 
-    // The lists ran all along, each waiting for the others of its tenant: the load was there.
+    // The lists ran all along, each waiting for the others of its tenant: a read served first-come
+    // would have waited behind them longer than the bound below (the lists' statements speed up as
+    // the store warms, so their time alone at seeding is not the measure).
     expect(lists.every((list) => list.status === 200)).toBe(true)
-    expect(median(lists.map((list) => list.ms))).toBeGreaterThan(5 * COSTLY_MS)
+    expect(lists.length).toBeGreaterThan(20)
+    expect(median(lists.map((list) => list.ms))).toBeGreaterThan(100)
     const figures = `${reads.length} GETs p50 ${median(reads).toFixed(1)} p95 ${percentile(reads, 95).toFixed(1)} ms; /health p50 ${median(health).toFixed(1)} p95 ${percentile(health, 95).toFixed(1)} ms`
     expect(percentile(reads, 95), figures).toBeLessThanOrEqual(100)
     expect(percentile(health, 95), figures).toBeLessThanOrEqual(50)
