@@ -1,5 +1,5 @@
 import { Cause, Option, Runtime } from "effect"
-import { InvalidSetting } from "./oauth/settings.js"
+import { InvalidSetting } from "./config/load.js"
 import type { StoreLocation } from "./store/database.js"
 import { DataDirLocked } from "./store/lock.js"
 

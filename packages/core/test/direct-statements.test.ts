@@ -57,14 +57,12 @@ describe("a cancelled statement on PostgreSQL", () => {
     // Two connections, both busy when the caller of A goes away: the cancel waits for a free
     // connection behind B, and A's connection, free once A ends, would be B's.
     const pool = new pg.Pool({ connectionString: postgres, max: 2 })
-    const { start } = poolRunner(pool)
-    if (!start) throw new Error("a pool's runner starts statements with callbacks")
+    const { run: runStatement } = poolRunner(pool)
     const outcome = (text: string) => {
-      let cancel = () => {}
-      const done = new Promise<string>((resolve) => {
-        cancel = start(text, [], false, (error) => resolve(error ? String((error.cause as Error)?.message ?? error.message) : "ok"))
-      })
-      return { done, cancel }
+      const fiber = Effect.runFork(runStatement(text, []).pipe(
+        Effect.match({ onFailure: (error) => String((error.cause as Error)?.message ?? error.message), onSuccess: () => "ok" })
+      ))
+      return { done: Effect.runPromise(Fiber.join(fiber)), cancel: () => void Effect.runFork(Fiber.interrupt(fiber)) }
     }
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
     try {

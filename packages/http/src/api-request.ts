@@ -1,9 +1,8 @@
 import type { Effect } from "effect"
 
 /**
- * What the API's handlers read of a request. The platform's request is one (`apiRequestOf`);
- * the Node server's direct route makes one from Node's own request (node-direct.ts), so the
- * handlers answer both alike.
+ * What the API's handlers read of a request (`apiRequestOf` makes one of the platform's): the
+ * body read with a bound, and nothing else of the platform's request.
  */
 export interface ApiRequest {
   readonly method: string

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, type HttpApp, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import {
   allResources,
@@ -17,13 +17,13 @@ import {
   type StoreLocation
 } from "@erp/core"
 import { Context, Effect, Layer, ManagedRuntime } from "effect"
+import { createServer } from "node:http"
 import { Api, makeApi } from "./api.js"
 import { layerAuthentication } from "./authentication.js"
 import { layerDocsRoutes } from "./docs-page.js"
 import { layerHandlers, makeHandlers } from "./handlers.js"
 import { checkPortFree } from "./listen.js"
-import { withLeanRoutes } from "./lean-routes.js"
-import { makeDirectServer } from "./node-direct.js"
+import { layerShutdownGrace, SHUTDOWN_GRACE_MS } from "./shutdown-grace.js"
 import { withHostConcerns } from "./middleware.js"
 import { layerServerFailures } from "./server-errors.js"
 import { layerSpansOnlyForInstalledTracer } from "./tracing.js"
@@ -67,20 +67,13 @@ export interface ListenOptions extends PanelOption {
 
 /** The Node HTTP server serving the API (and exposing `HttpServer` for its address); needs the core services. */
 export const layerNodeServer = (options: ListenOptions = {}) => {
-  const registry = options.resources ?? allResources
-  const node = makeDirectServer(registry, options.shutdownGraceMs)
-  return HttpApiBuilder.serve(hostMiddleware(registry)).pipe(
+  const server = createServer()
+  return HttpApiBuilder.serve(withHostConcerns).pipe(
     Layer.provide(layerSpansOnlyForInstalledTracer),
     Layer.provide(options.resources || options.panel === false ? makeHttpApiLayer(options.resources, options) : layerHttpApi),
-    Layer.merge(node.layer),
-    Layer.provideMerge(NodeHttpServer.layer(node.create, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
+    Layer.merge(layerShutdownGrace(server, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS)),
+    Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
   )
-}
-
-/** Around the router: the host's concerns on every request, and the lean routes for the most frequent requests. */
-const hostMiddleware = (registry: ReadonlyArray<AnyResource>) => {
-  const lean = withLeanRoutes(registry)
-  return <E, R>(app: HttpApp.Default<E, R>) => withHostConcerns(lean(app))
 }
 
 export interface StoreOptions {
@@ -213,7 +206,7 @@ export const createFetchHandler = async (options: FetchHandlerOptions = {}) => {
       Layer.provide(layerSpansOnlyForInstalledTracer),
       Layer.provideMerge(Layer.succeedContext(runtime.context))
     ),
-    { middleware: hostMiddleware(allResources) }
+    { middleware: withHostConcerns }
   )
   const base = settings.basePath
   const documents = WELL_KNOWN_DOCUMENTS.map((name) => `/.well-known/${name}${publicPath(settings)}`)

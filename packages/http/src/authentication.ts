@@ -57,21 +57,6 @@ const noteDecision = (trace: RequestTrace, principal: { readonly tenantId?: stri
   return decision.allowed ? undefined : refusal(limit, decision)
 }
 
-/**
- * `admit` where nothing needs the store (a credential's lease lasts, or none is counted): the
- * refusal to answer if it is one, `undefined` when let in; `"ask"` when the store must be asked (then `admit`).
- */
-export const admitNow = (principal: Principal, limiter: CredentialRateLimiter["Type"], trace: RequestTrace): TooManyRequests | undefined | "ask" => {
-  const credential = principal.credential
-  if (!credential) {
-    trace.tenantId = principal.tenantId
-    return undefined
-  }
-  const limit = credentialLimit(credential.rateLimitPerMinute)
-  const decision = limiter.hitNow(credential.id, limit)
-  return decision ? noteDecision(trace, principal, limit, decision) : "ask"
-}
-
 /** A request's credential as its principal: the issuer is the URL the request reached, `X-Tenant-Id` picks a user's company. */
 export const authenticateRequest = (
   authenticator: Authenticator["Type"],

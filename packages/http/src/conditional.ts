@@ -48,17 +48,11 @@ export const preconditionOf = (request: Pick<ApiRequest, "headers">): Effect.Eff
  * the current tag (weak comparison, as RFC 9110 asks for GET), else the record; or the 400 of
  * a malformed `If-None-Match`.
  */
-export const readAnswer = (request: Pick<ApiRequest, "headers">, resource: AnyResource, body: unknown): HttpServerResponse.HttpServerResponse | ReturnType<typeof apiError> => {
+export const readResponse = (request: Pick<ApiRequest, "headers">, resource: AnyResource, body: unknown): Effect.Effect<HttpServerResponse.HttpServerResponse, ReturnType<typeof apiError>> => {
   const tags = tagsOf(request, "if-none-match")
-  if (!isTags(tags)) return tags
+  if (!isTags(tags)) return Effect.fail(tags)
   const answer = answerOf(resource, body)
   const etag = answer.etag
-  if (etag && tags && matchesAny(tags.map((tag) => tag.replace(/^W\//, "")), etag)) return HttpServerResponse.empty({ status: 304, headers: { etag } })
-  return jsonAnswer(answer, 200)
-}
-
-/** `readAnswer` as an effect: the 400 its failure. */
-export const readResponse = (request: Pick<ApiRequest, "headers">, resource: AnyResource, body: unknown) => {
-  const answer = readAnswer(request, resource, body)
-  return HttpServerResponse.isServerResponse(answer) ? Effect.succeed(answer) : Effect.fail(answer)
+  if (etag && tags && matchesAny(tags.map((tag) => tag.replace(/^W\//, "")), etag)) return Effect.succeed(HttpServerResponse.empty({ status: 304, headers: { etag } }))
+  return Effect.succeed(jsonAnswer(answer, 200))
 }

@@ -58,9 +58,8 @@ export interface RequestStart {
 }
 
 /**
- * What the host does before anything answers a request, on the platform's route and on the
- * Node server's direct one alike: the request id (the client's, or a new one), the trace a
- * failure's log line reads, and the `api-version` check.
+ * What the host does before anything answers a request: the request id (the client's, or a new
+ * one), the trace a failure's log line reads, and the `api-version` check.
  */
 export const startRequest = (
   request: { readonly method: string; readonly headers: Readonly<Record<string, string | undefined>> },
@@ -79,16 +78,10 @@ export const startRequest = (
   return { trace, finish }
 }
 
-/** The answer on its way out: finished, and a 5xx logged (one line, from the request's trace). */
-export const finishAnswer = (start: RequestStart, response: HttpServerResponse.HttpServerResponse) => {
-  const out = start.finish(response)
-  return out.status >= 500 ? Effect.as(logServerError(start.trace, out.status), out) : Effect.succeed(out)
-}
-
 /**
- * `finishAnswer` on the platform's route, where a 5xx whose failure nothing recorded is the
- * platform's answer to a failure it met outside the routes: its line waits for the request's
- * end, which carries that failure (`logUnexplained`).
+ * The answer on its way out, finished; a 5xx logged (one line, from the request's trace). A 5xx
+ * whose failure nothing recorded is the platform's answer to a failure it met outside the routes:
+ * its line waits for the request's end, which carries that failure (`logUnexplained`).
  */
 const finishPlatformAnswer = (start: RequestStart, response: HttpServerResponse.HttpServerResponse) => {
   const out = start.finish(response)

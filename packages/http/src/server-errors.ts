@@ -111,14 +111,6 @@ export const answerDefects = <A, E, R>(answer: Effect.Effect<A | HttpServerRespo
 const afterPause = <A, E, R>(retry: Effect.Effect<A, E, R>) => Effect.zipRight(Effect.sleep(RETRY_PAUSE), retry)
 
 /**
- * A read's defect outside `answerDefects` (one answered without a fiber): the read's `retry` when
- * its connection died under it (to run in a fiber; its own failure is answered, not retried
- * again), else the answer now.
- */
-export const readDefect = <A, E, R>(cause: Cause.Cause<unknown>, trace: RequestTrace, retry: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> | HttpServerResponse.HttpServerResponse =>
-  isConnectionLost(cause) ? afterPause(retry) : answerFailure(cause, trace)
-
-/**
  * Around the API's router (inside the platform's own error handling, which would answer an
  * empty 500 and move on): `answerDefects`.
  */

@@ -49,11 +49,6 @@ export class Authenticator extends Context.Tag("erp/core/Authenticator")<Authent
   readonly authenticate: (authorization: string | undefined, context?: RequestContext) => Effect.Effect<Principal, Unauthenticated | InvalidRequest>
   /** The credential's identity, with no tenant resolved yet (MCP sessions are bound to it). */
   readonly identify: (authorization: string | undefined, context?: Omit<RequestContext, "tenantId">) => Effect.Effect<Identity, Unauthenticated>
-  /**
-   * The principal `authenticate` answers, where it is known in memory without a statement (an API
-   * key authenticated moments ago, bound to the tenant asked for); else undefined (then `authenticate`).
-   */
-  readonly authenticateNow: (authorization: string, context?: RequestContext) => Principal | undefined
 }>() {
   static readonly layer = Layer.effect(
     Authenticator,
@@ -77,11 +72,6 @@ export class Authenticator extends Context.Tag("erp/core/Authenticator")<Authent
       }
       return Authenticator.of({
         identify,
-        authenticateNow: (authorization, context = {}) => {
-          const token = tokenFromAuthorization(authorization)
-          const principal = token?.startsWith("sk_") ? tenancy.knownApiKey(token) : undefined
-          return principal && actsIn(principal, context.tenantId) ? principal : undefined
-        },
         authenticate: (authorization, context = {}) =>
           Effect.flatMap(identify(authorization, context), (identity): Effect.Effect<Principal, Unauthenticated | InvalidRequest> =>
             identity.kind === "bound" ? boundTo(identity.principal, context.tenantId) : oauth.userPrincipal(identity.userId, context.tenantId, identity.scopes))

@@ -1,4 +1,3 @@
-import type { SqlError } from "@effect/sql/SqlError"
 import { Context, type Effect, type Option } from "effect"
 import type { Conflict, Unprocessable } from "../errors.js"
 import type { CursorPosition } from "./cursor.js"
@@ -97,12 +96,6 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   /** The first row matching `filter` (validated against the declared fields). */
   readonly findOne: (resource: AnyResource, tenantId: string, filter: FilterNode, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
   readonly findById: (resource: AnyResource, tenantId: string, id: string, options?: FindOptions) => Effect.Effect<Option.Option<Row>>
-  /**
-   * `findById` of a live record with no other option, started at once outside any fiber (the
-   * statement on the store's own connections, never a transaction's), its outcome to `done`;
-   * answers the cancel. Only a store over a driver with callbacks has it (PostgreSQL's pool).
-   */
-  readonly startFindById?: (resource: AnyResource, tenantId: string, id: string, done: (error: SqlError | undefined, row: Row | undefined) => void) => () => void
   /** Live or deleted records among `ids`, in one query (an expansion of a whole page). */
   readonly findByIds: (resource: AnyResource, tenantId: string, ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Row>>
   /** The first `limit` rows matching `filter`, in the default order (live ones unless `withDeleted`). */

@@ -9,6 +9,7 @@ import type { FilterField } from "./fields.js"
 import type { FilterNode } from "./filter.js"
 import type { SortOrder } from "./list-query.js"
 import { createInputSchema, hiddenNames, readOnlyNames, recordSchema, updateInputSchema } from "./schemas.js"
+import type { NeedsTransaction } from "./unit-of-work.js"
 
 
 export type { ColumnType } from "./field.js"
@@ -25,8 +26,13 @@ export interface WriteContext {
   readonly store?: ActionStore
 }
 
-/** What rules and actions may refuse with: 400, 403 (a write to another resource), 404 (an allocation that is not there), 409, 422. */
-export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound | Forbidden | PreconditionFailed
+/**
+ * What rules and actions may refuse with: 400, 403 (a write to another resource), 404 (an
+ * allocation that is not there), 409, 422; and `NeedsTransaction`, which a write or lock of the
+ * store fails with in a unit tried as one statement (the unit of work runs it again in a
+ * transaction; no client sees it).
+ */
+export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound | Forbidden | PreconditionFailed | NeedsTransaction
 
 /** Services the engine offers to write rules (catalog matching, references, the tax engine; sealing a secret the record keeps). */
 export type WriteServices = CatalogLookup | TaxEngine | SecretBox
@@ -127,8 +133,9 @@ export interface ActionContext {
  * the action's transaction (and so its event), every refusal typed.
  */
 export interface ActionStore {
-  readonly findById: (resource: AnyResource, id: string, options?: { readonly forUpdate?: boolean; readonly withDeleted?: boolean }) => Effect.Effect<Option.Option<Row>>
-  readonly findOne: (resource: AnyResource, filter: FilterNode, options?: { readonly forUpdate?: boolean; readonly withDeleted?: boolean }) => Effect.Effect<Option.Option<Row>>
+  /** With `forUpdate`, the row locked: in a unit tried as one statement, `NeedsTransaction` (locks need one). */
+  readonly findById: (resource: AnyResource, id: string, options?: { readonly forUpdate?: boolean; readonly withDeleted?: boolean }) => Effect.Effect<Option.Option<Row>, NeedsTransaction>
+  readonly findOne: (resource: AnyResource, filter: FilterNode, options?: { readonly forUpdate?: boolean; readonly withDeleted?: boolean }) => Effect.Effect<Option.Option<Row>, NeedsTransaction>
   /** At most `limit` records matching `filter`, in the resource's default order. */
   readonly findMany: (resource: AnyResource, filter: FilterNode, options: { readonly limit: number; readonly withDeleted?: boolean }) => Effect.Effect<ReadonlyArray<Row>>
   readonly insert: (resource: AnyResource, values: Row) => Effect.Effect<string, WriteError>

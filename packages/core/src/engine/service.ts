@@ -1,4 +1,4 @@
-import { Cause, Chunk, Context, Effect, Exit, Fiber, Layer, Option } from "effect"
+import { Context, Effect, Fiber, Layer, Option } from "effect"
 import { authorize, can, forbidden, type Principal } from "../auth/principal.js"
 import { traced } from "../traced.js"
 import { CatalogLookup } from "../catalogs/lookup.js"
@@ -159,8 +159,6 @@ const splitRevealed = (resource: AnyResource, values: Row): { readonly stored: R
 /** Fails with `error` when there is one. */
 const unlessFailed = <E>(error: E | undefined): Effect.Effect<void, E> => (error === undefined ? Effect.void : Effect.fail(error))
 
-/** A unit tried as one statement that will run again in a transaction. */
-const ranAgain = (cause: Cause.Cause<never>) => Chunk.some(Cause.defects(cause), (defect) => defect instanceof NeedsTransaction)
 
 /** The resource's `afterWrite` when it has something to do for this draft. */
 const afterWriteOf = (resource: AnyResource, operation: "create" | "update", draft: Draft) =>
@@ -180,6 +178,8 @@ const childrenOf = (record: Row | undefined, name: string): ReadonlyArray<Row> |
 
 type ReadError = InvalidRequest | Forbidden | NotFound
 type WriteError = ReadError | Unprocessable | Conflict | PreconditionFailed
+/** A write inside a unit of work: `NeedsTransaction` too, which the unit catches. */
+type UnitError = WriteError | NeedsTransaction
 
 /** What a write may require beyond its input: the record's current version (`If-Match`). */
 export interface WriteOptions {
@@ -213,13 +213,6 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
   /** `list` with each record as its JSON text (what the REST list answers, spliced into the page as is). */
   readonly listAnswers: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page<string>, InvalidRequest | Forbidden>
   readonly get: (resource: AnyResource, principal: Principal, id: string, params: QueryParams) => Effect.Effect<Row, ReadError>
-  /**
-   * `get` with no parameter, ready to start outside any fiber where the store can (else
-   * undefined: then `get`): the same checks and statement, the outcome to `done` (a failed
-   * statement as a defect, as `get` has it); starting answers the cancel. The host's reads by id
-   * take it, without a fiber of the runtime for the request.
-   */
-  readonly startGet?: (resource: AnyResource, principal: Principal, id: string) => ((done: (exit: Exit.Exit<Row, ReadError>) => void) => () => void) | undefined
   /**
    * Every record a list query matches, page after page of `size` (beyond the API's 100:
    * exports), with the list's authorization, filters, visibility and keyset walk; `onPage`
@@ -484,21 +477,6 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
         const plainRead = (resource: AnyResource, principal: Principal, id: string): string | ReadError =>
           can(principal, resource.permission, "read", resource.adminOnly) ? checkId(resource, id) : forbidden(principal, resource.permission, "read", resource.adminOnly)
 
-        const startFindById = repo.startFindById
-        const startGet = startFindById &&
-          ((resource: AnyResource, principal: Principal, id: string) => {
-            if (byIdScope(resource, principal)) return undefined
-            return (done: (exit: Exit.Exit<Row, ReadError>) => void) => {
-              const checked = plainRead(resource, principal, id)
-              if (typeof checked !== "string") {
-                done(Exit.fail(checked))
-                return () => undefined
-              }
-              return startFindById(resource, principal.tenantId, checked, (error, row) =>
-                done(error ? Exit.die(error) : row ? Exit.succeed(present(resource, row)) : Exit.fail(notFound(resource))))
-            }
-          })
-
         /** A read naming parameters (`expand[]`, `with_deleted`), checked before anything is read. */
         const getWith = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, id: string, params: QueryParams) {
           yield* untrustedParams(params)
@@ -721,7 +699,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           })
 
         /** The record a create body asks for, or the several of `createMany`, answered as `{ data }`. */
-        const createRecords = (resource: AnyResource, principal: Principal, input: Row, values: Row, idOnly = false): Effect.Effect<Row, WriteError, UnitOfWork> =>
+        const createRecords = (resource: AnyResource, principal: Principal, input: Row, values: Row, idOnly = false): Effect.Effect<Row, UnitError, UnitOfWork> =>
           Effect.gen(function* () {
             const many = resource.createMany ? yield* resource.createMany(input, writeContext(principal)).pipe(Effect.provide(services)) : undefined
             if (many === undefined) return yield* createOne(resource, principal, input, values, idOnly)
@@ -733,7 +711,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const input = yield* decodeCreate(resource, principal, body)
           const oneStatement = createIsOneStatement(resource) && !needsTransaction.recently(resource.name, "create")
           const records = createRecords(resource, principal, input, {}).pipe(
-            Effect.tapDefect((cause) => ranAgain(cause) ? Effect.sync(() => needsTransaction.note(resource.name, "create")) : Effect.void)
+            Effect.tapErrorTag("NeedsTransaction", () => Effect.sync(() => needsTransaction.note(resource.name, "create")))
           )
           return yield* units.run(origin(principal), records, { oneStatement })
         }, traced("ResourceEngine.create"))
@@ -753,7 +731,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           })
 
         /** An update inside the caller's unit of work; `values` are stored fields only the server sets. */
-        const updateWithin = (resource: AnyResource, principal: Principal, checked: string, input: Row, values: Row, precondition?: Precondition): Effect.Effect<Row, WriteError, UnitOfWork> =>
+        const updateWithin = (resource: AnyResource, principal: Principal, checked: string, input: Row, values: Row, precondition?: Precondition): Effect.Effect<Row, UnitError, UnitOfWork> =>
           Effect.gen(function* () {
             const unit = yield* UnitOfWork
             // Without a transaction the read takes no lock: the update then checks that no write came since.
@@ -786,7 +764,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
             if ((Object.keys(changed).length > 0 || children.length > 0) && !hook) {
               const event = statementEvent(unit, resource, "update")
               const readAt = current.updated_at
-              if (unit.oneStatement && typeof readAt !== "string") return yield* Effect.die(new NeedsTransaction())
+              if (unit.oneStatement && typeof readAt !== "string") return yield* Effect.fail(new NeedsTransaction())
               const record = yield* repo.updateReturning(resource, principal.tenantId, checked, Object.keys(changed).length > 0 ? changed : stamped(resource, principal, ["updated"]), {
                 ...(event ? { event } : {}),
                 ...(unit.oneStatement ? { unchangedSince: readAt as string } : {}),
@@ -795,14 +773,14 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
               // Another write came between the read and this update: the unit runs again, under the row's lock.
               if (Option.isNone(record)) {
                 racedRecords.note(resource.name, checked)
-                return yield* Effect.die(new NeedsTransaction())
+                return yield* Effect.fail(new NeedsTransaction())
               }
               yield* (event ? eventWritten(unit, event, checked) : emit(resource, "update", checked))
               return present(resource, record.value)
             }
             // A write that changed nothing records nothing: no event without a write.
             if (!hook) return present(resource, current)
-            if (unit.oneStatement) return yield* Effect.die(new NeedsTransaction())
+            if (unit.oneStatement) return yield* Effect.fail(new NeedsTransaction())
             if (Object.keys(changed).length > 0) yield* repo.update(resource, principal.tenantId, checked, changed)
             const childrenChanged = yield* writeChildren(resource, principal, checked, draft)
             const relatedChanged = hook
@@ -821,8 +799,8 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           const oneStatement = updateIsOneStatement(resource) && !racedRecords.recently(resource.name, checked) && !needsTransaction.recently(resource.name, "update")
           const updated = updateWithin(resource, principal, checked, input, {}, options.precondition).pipe(
             // A rule that writes (not a race, noted as such) needs a transaction: later updates start in one for a while.
-            Effect.tapDefect((cause) =>
-              ranAgain(cause) && !racedRecords.recently(resource.name, checked) ? Effect.sync(() => needsTransaction.note(resource.name, "update")) : Effect.void)
+            Effect.tapErrorTag("NeedsTransaction", () =>
+              racedRecords.recently(resource.name, checked) ? Effect.void : Effect.sync(() => needsTransaction.note(resource.name, "update")))
           )
           return yield* units.run(origin(principal), updated, { oneStatement })
         }, traced("ResourceEngine.update"))
@@ -831,7 +809,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           isSoftDeleted(resource) ? Effect.void : Effect.fail(invalid(`${resource.name} cannot be deleted`, "READ_ONLY"))
 
         /** A soft delete inside the caller's unit of work, through the resource's `beforeRemove`. */
-        const removeWithin = (resource: AnyResource, principal: Principal, id: string, precondition?: Precondition): Effect.Effect<void, WriteError, UnitOfWork> =>
+        const removeWithin = (resource: AnyResource, principal: Principal, id: string, precondition?: Precondition): Effect.Effect<void, UnitError, UnitOfWork> =>
           Effect.gen(function* () {
             yield* authorize(principal, resource.permission, "delete", resource.adminOnly)
             yield* writable(resource)
@@ -913,7 +891,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
           )
         }, traced("ResourceEngine.action"))
 
-        return { list, listAnswers, walk, walkAnswers, get, ...(startGet ? { startGet } : {}), lookup, search, create, update, remove, restore, action }
+        return { list, listAnswers, walk, walkAnswers, get, lookup, search, create, update, remove, restore, action }
       })
     )
 }

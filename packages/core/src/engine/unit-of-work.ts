@@ -1,4 +1,4 @@
-import { Context, Effect } from "effect"
+import { Context, Data, Effect } from "effect"
 import type { Actor } from "../auth/principal.js"
 import type { Conflict, Unprocessable } from "../errors.js"
 
@@ -39,16 +39,15 @@ export interface StatementEvent {
 }
 
 /**
- * Raised (as a defect) by a write that needs more than one statement inside a unit run
- * without a transaction; nothing was written yet, so the unit runs again in a transaction.
+ * The failure of a write that needs more than one statement inside a unit run without a
+ * transaction. Nothing was written yet: the unit of work catches it and runs the unit again in a
+ * transaction, so no caller of the unit ever sees it.
  */
-export class NeedsTransaction {
-  readonly _tag = "NeedsTransaction"
-}
+export class NeedsTransaction extends Data.TaggedError("NeedsTransaction") {}
 
 /** Fails the unit over to a transaction when it has none: for every write but the unit's last statement. */
-export const inTransactionOnly = <A, E, R>(unit: UnitOfWork["Type"], write: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  unit.oneStatement ? Effect.die(new NeedsTransaction()) : write
+export const inTransactionOnly = <A, E, R>(unit: UnitOfWork["Type"], write: Effect.Effect<A, E, R>): Effect.Effect<A, E | NeedsTransaction, R> =>
+  unit.oneStatement ? Effect.fail(new NeedsTransaction()) : write
 
 /** The event a write should record in its own statement, if the unit allows it (else `emit` records it before COMMIT). */
 export const statementEvent = (unit: UnitOfWork["Type"], resource: { readonly name: string; readonly events?: boolean }, action: EventAction): StatementEvent | undefined =>
@@ -74,7 +73,7 @@ export interface WriteOrigin {
 export class UnitsOfWork extends Context.Tag("erp/core/UnitsOfWork")<UnitsOfWork, {
   readonly run: <A, E, R>(
     origin: WriteOrigin,
-    effect: Effect.Effect<A, E, R>,
+    effect: Effect.Effect<A, E | NeedsTransaction, R>,
     options?: {
       /**
        * Try it first without a transaction (no BEGIN, no COMMIT): for a write whose reads come
@@ -83,5 +82,5 @@ export class UnitsOfWork extends Context.Tag("erp/core/UnitsOfWork")<UnitsOfWork
        */
       readonly oneStatement?: boolean
     }
-  ) => Effect.Effect<A, E | Conflict | Unprocessable, Exclude<R, UnitOfWork>>
+  ) => Effect.Effect<A, Exclude<E, NeedsTransaction> | Conflict | Unprocessable, Exclude<R, UnitOfWork>>
 }>() {}

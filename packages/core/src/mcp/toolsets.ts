@@ -1,4 +1,4 @@
-import { InvalidSetting } from "../oauth/settings.js"
+import { InvalidSetting } from "../config/load.js"
 
 export const MCP_TOOLSET_NAMES = ["sales", "purchases", "finance", "catalogs", "admin"] as const
 

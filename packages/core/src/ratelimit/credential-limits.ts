@@ -37,6 +37,4 @@ export const rateLimitProblem = (value: number): string | undefined =>
  */
 export class CredentialRateLimiter extends Context.Tag("erp/core/CredentialRateLimiter")<CredentialRateLimiter, {
   readonly hit: (credential: string, limit: CredentialLimit) => Effect.Effect<RateLimitDecision>
-  /** `hit` where it needs no round trip to the store (most requests), else undefined and nothing counted (then `hit`). */
-  readonly hitNow: (credential: string, limit: CredentialLimit) => RateLimitDecision | undefined
 }>() {}

@@ -121,11 +121,6 @@ export const makeCredentialRateLimiterSql = Effect.gen(function* () {
   }
   const isLocal = (decided: RateLimitDecision | Local): decided is Local => "leased" in decided
 
-  const hitNow = (credential: string, limit: CredentialLimit): RateLimitDecision | undefined => {
-    const decided = decide(boundedKey(`cred:${credential}`), limit, Date.now())
-    return isLocal(decided) ? undefined : decided
-  }
-
   // Synchronous while a lease lasts (most requests): an effect with a round trip only when one runs out.
   const hit = (credential: string, limit: CredentialLimit): Effect.Effect<RateLimitDecision> =>
     Effect.clockWith((clock) => {
@@ -151,7 +146,7 @@ export const makeCredentialRateLimiterSql = Effect.gen(function* () {
       )
     })
 
-  return CredentialRateLimiter.of({ hit, hitNow })
+  return CredentialRateLimiter.of({ hit })
 })
 
 export const layerCredentialRateLimiterSql: Layer.Layer<CredentialRateLimiter, never, SqlClient.SqlClient> = Layer.effect(

@@ -7,8 +7,8 @@ import { sha256 } from "../sha256.js"
 
 type Rows = ReadonlyArray<Record<string, unknown>>
 
-/** A statement's outcome, as a runner with callbacks hands it over. */
-export type RowsCallback = (error: SqlError | undefined, rows: Rows) => void
+/** A statement's outcome, as node-postgres hands it over. */
+type RowsCallback = (error: SqlError | undefined, rows: Rows) => void
 
 /**
  * Runs a statement's text on the driver itself. A statement through `@effect/sql` opens a
@@ -19,12 +19,6 @@ export type RowsCallback = (error: SqlError | undefined, rows: Rows) => void
 export class StatementRunner extends Context.Tag("erp/core/StatementRunner")<StatementRunner, {
   /** `prepared`: the statement's shape is fixed by the code (no caller's filter in it), so its plan may be kept. */
   readonly run: (text: string, params: ReadonlyArray<unknown>, prepared?: boolean) => Effect.Effect<Rows, SqlError>
-  /**
-   * The statement started at once, its outcome handed to `done` (never after a cancel); the
-   * answer cancels it on the server. Only a runner over a driver that takes any number of
-   * statements at once has it (PostgreSQL's pool): a read by id answered without a fiber uses it.
-   */
-  readonly start?: (text: string, params: ReadonlyArray<unknown>, prepared: boolean, done: RowsCallback) => () => void
 }>() {}
 
 /** How many statement texts a process keeps prepared, and after how many runs of one it does. */
@@ -100,7 +94,6 @@ export const poolRunner = (pool: pg.Pool, prepared?: PreparedStatements): Contex
     }
   }
   return {
-    start,
     run: (text, params, keep = false) =>
       Effect.async<Rows, SqlError>((resume) => {
         const cancel = start(text, params, keep, (error, rows) => resume(error ? Effect.fail(error) : Effect.succeed(rows)))

@@ -9,7 +9,7 @@ import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
 import { CHUNK_TEXT, type InsertOptions, type UpdateOptions, type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
-import { makeDirect, StatementRunner } from "./direct-statements.js"
+import { makeDirect } from "./direct-statements.js"
 import { statementShape } from "./statement-shapes.js"
 import { answerColumns, derivedFieldsRead, readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
@@ -126,7 +126,6 @@ const parsed = (rows: ReadonlyArray<{ readonly record: string }>): ReadonlyArray
 export const makeResourceRepository = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const direct = yield* makeDirect
-  const runner = Option.getOrUndefined(yield* Effect.serviceOption(StatementRunner))
 
   const idType = (resource: AnyResource) => sql.literal(idColumnType(resource))
 
@@ -353,13 +352,6 @@ export const makeResourceRepository = Effect.gen(function* () {
       onSuccess: (rows) => Effect.succeed(Option.fromNullable(parsed(rows)[0]))
     })
   }
-
-  const startFindById = runner && runner.start
-    ? (resource: AnyResource, tenantId: string, id: string, done: (error: SqlError | undefined, row: Row | undefined) => void) => {
-      const [text, params] = byIdStatement(resource, { limit: 1 })(tenantId, id).compile()
-      return runner.start!(text, params, true, (error, rows) => done(error, error ? undefined : parsed(rows as ReadonlyArray<{ record: string }>)[0]))
-    }
-    : undefined
 
   /** Every lookup in one query: the ids found, each tagged with its lookup's index. */
   const missing = (tenantId: string, lookups: ReadonlyArray<ReferenceLookup>) => {
@@ -616,7 +608,7 @@ export const makeResourceRepository = Effect.gen(function* () {
   const nextNumber = (tenantId: string, sequence: string) =>
     numberTaken(tenantId, sequence).pipe(Effect.map((rows) => Number((rows[0] as { value: unknown }).value)), Effect.orDie)
 
-  return ResourceRepository.of({ page, pageAnswers, pageLines, rangeEnd, count, findOne, findMany, findById, ...(startFindById ? { startFindById } : {}), findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
+  return ResourceRepository.of({ page, pageAnswers, pageLines, rangeEnd, count, findOne, findMany, findById, findByIds: byIds, missing, insert, insertReturning, update, updateReturning, setDeleted, writeChildren, nextNumber })
 })
 
 export const layerResourceRepository = Layer.effect(ResourceRepository, makeResourceRepository)

@@ -277,10 +277,6 @@ export const layerTenancy = Layer.effect(
           if (!key) return yield* Effect.fail(new NotFound({ message: `API key ${keyId} not found`, code: "API_KEY_NOT_FOUND" }))
           return toApiKey(key)
         }),
-      knownApiKey: (token) => {
-        const cached = authenticated.get(CredentialCache.tokenHash(token))
-        return cached && !isExpired(cached.expiresAt, new Date()) ? cached.principal : undefined
-      },
       authenticateApiKey: (token) =>
         Effect.gen(function* () {
           const rejected = (message: string) => Effect.fail(new Unauthenticated({ message, code: "INVALID_CREDENTIALS" }))

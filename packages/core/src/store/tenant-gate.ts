@@ -44,14 +44,6 @@ interface Gate {
 export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
   readonly settings: TenantGateSettings
   readonly run: <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | TenantBusy, R>
-  /**
-   * `run` outside any fiber: `work` is called in the tenant's turn (at once when one is free,
-   * else after the requests waiting before it) with the turn's end, to call however the work
-   * ends (a second call does nothing); `refused` when the wait runs out. Answers the leave: a
-   * request gone before its turn leaves the queue (a turn handed to it meanwhile passes on).
-   * Absent on a store of one session, whose statements take no callbacks.
-   */
-  readonly enter?: (tenantId: string, work: (release: () => void) => void, refused: (busy: TenantBusy) => void) => () => void
 }>() {
   /**
    * Defaults: 4 turns per tenant on PostgreSQL (pool of 10), 1 on the embedded store (one session).
@@ -121,19 +113,6 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
         return gate
       }
       const free = (gate: Gate) => gate.inUse < settings.concurrency && gate.waiting.length === 0
-      const enter = (tenantId: string, work: (release: () => void) => void, refused: (busy: TenantBusy) => void) => {
-        const gate = gateOf(tenantId)
-        let ended = false
-        const end = () => {
-          if (ended) return
-          ended = true
-          release(tenantId, gate)
-        }
-        if (!free(gate)) return queue(tenantId, gate, () => work(end), () => refused(busy))
-        gate.inUse++
-        work(end)
-        return () => undefined
-      }
       /**
        * A free turn is taken at once, a busy tenant's request queues (first come first served)
        * up to `waitMs`; the turn ends with the work, however it ends. A handful of the runtime's
@@ -163,6 +142,6 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
       const run = options.oneSession
         ? <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> => inTurn(tenantId, Effect.locally(effect, SessionOwner, tenantId))
         : inTurn
-      return options.oneSession ? { settings, run } : { settings, run, enter }
+      return { settings, run }
     })
 }

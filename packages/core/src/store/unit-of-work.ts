@@ -1,6 +1,6 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer } from "effect"
 import { type DomainEvent, NeedsTransaction, UnitOfWork, UnitsOfWork, type WriteOrigin } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, EVENT_RETURNING } from "./event-rows.js"
 
@@ -55,17 +55,19 @@ export const layerUnitsOfWork = Layer.effect(
         )
       })
 
-    const withoutTransaction = <A, E, R>(origin: WriteOrigin, effect: Effect.Effect<A, E, R>) =>
+    const withoutTransaction = <A, E, R>(origin: WriteOrigin, effect: Effect.Effect<A, E | NeedsTransaction, R>) =>
       Effect.suspend(() => Effect.provideService(effect, UnitOfWork, unitOf(origin, true).unit)).pipe(
-        Effect.catchSomeDefect((defect) => defect instanceof NeedsTransaction ? Option.some(inTransaction(origin, effect)) : Option.none())
+        Effect.catchIf((error): error is NeedsTransaction => error instanceof NeedsTransaction, () => inTransaction(origin, effect))
       )
 
     return UnitsOfWork.of({
-      run: <A, E, R>(origin: WriteOrigin, effect: Effect.Effect<A, E, R>, options: { readonly oneStatement?: boolean } = {}) =>
+      run: <A, E, R>(origin: WriteOrigin, effect: Effect.Effect<A, E | NeedsTransaction, R>, options: { readonly oneStatement?: boolean } = {}) =>
         (options.oneStatement ? withoutTransaction(origin, effect) : inTransaction(origin, effect)).pipe(
+          // In a transaction nothing asks for one: a NeedsTransaction there is a bug of the engine's.
+          Effect.catchIf((error): error is NeedsTransaction => error instanceof NeedsTransaction, (error) => Effect.die(error)),
           // Statement failures the repository did not map are infrastructure: defects, not client errors.
           Effect.catchIf(isSqlError, Effect.die)
-        ) as Effect.Effect<A, E, Exclude<R, UnitOfWork>>
+        ) as Effect.Effect<A, Exclude<E, NeedsTransaction>, Exclude<R, UnitOfWork>>
     })
   })
 )

@@ -97,7 +97,5 @@ export class Tenancy extends Context.Tag("erp/core/Tenancy")<Tenancy, {
   readonly revokeApiKey: (keyId: string) => Effect.Effect<ApiKey, NotFound | InvalidRequest>
   /** The principal behind an API key token; 401 for anything but a live, matching key. */
   readonly authenticateApiKey: (token: string) => Effect.Effect<Principal, Unauthenticated>
-  /** The principal `authenticateApiKey` answers from memory (a live key authenticated moments ago), else undefined. */
-  readonly knownApiKey: (token: string) => Principal | undefined
   readonly countTenants: Effect.Effect<number>
 }>() {}
