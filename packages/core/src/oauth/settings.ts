@@ -1,4 +1,6 @@
-import { Context, Layer } from "effect"
+import { Config, Context, Effect, Layer, Option } from "effect"
+import { InvalidSetting, loadConfig } from "../config/load.js"
+import { oauthSettings } from "../config/variables.js"
 
 /** A JWT issuer whose tokens also authenticate REST calls (verified with `jose`, algorithms pinned). */
 export interface ExternalIdentityProvider {
@@ -24,7 +26,7 @@ export interface OAuthSettings {
    */
   readonly basePath: string
   readonly dynamicRegistration: boolean
-  /** Dynamic registrations one address may make a minute (`ERP_OAUTH_REGISTRATIONS_PER_MINUTE`, default 10): more behind a shared NAT. */
+  /** Dynamic registrations one address may make a minute (`ERP_OAUTH_REGISTRATIONS_PER_MINUTE`): more behind a shared NAT. */
   readonly registrationsPerMinute: number
   /**
    * Take the caller's address for per-IP limits from the last X-Forwarded-For entry, the one
@@ -41,13 +43,6 @@ export interface OAuthSettings {
   }
 }
 
-const registrationsPerMinute = (text: string | undefined): number => {
-  if (text === undefined || text.trim() === "") return 10
-  const value = Number(text)
-  if (!Number.isInteger(value) || value < 1) throw new InvalidSetting(`ERP_OAUTH_REGISTRATIONS_PER_MINUTE must be a whole number above 0, got "${text}"`)
-  return value
-}
-
 export const DEFAULT_LIFETIMES: OAuthSettings["lifetimes"] = {
   codeSeconds: 300,
   accessSeconds: 3600,
@@ -55,38 +50,64 @@ export const DEFAULT_LIFETIMES: OAuthSettings["lifetimes"] = {
   sessionSeconds: 8 * 3600
 }
 
-export class OAuthConfig extends Context.Tag("erp/core/OAuthConfig")<OAuthConfig, OAuthSettings>() {
-  /** From the environment: ERP_PUBLIC_URL, ERP_DYNAMIC_REGISTRATION=false, ERP_JWT_ISSUER/AUDIENCE/JWKS_URL/ALGORITHMS/USER_CLAIM. */
-  static fromEnv(overrides: Partial<OAuthSettings> = {}): OAuthSettings {
-    const env = process.env
-    const external = env.ERP_JWT_ISSUER && env.ERP_JWT_AUDIENCE && env.ERP_JWT_JWKS_URL
-      ? {
-        issuer: env.ERP_JWT_ISSUER,
-        audience: env.ERP_JWT_AUDIENCE,
-        jwksUrl: env.ERP_JWT_JWKS_URL,
-        algorithms: (env.ERP_JWT_ALGORITHMS ?? "RS256,ES256").split(",").map((item) => item.trim()).filter(Boolean),
-        userClaim: env.ERP_JWT_USER_CLAIM ?? "sub"
-      }
-      : undefined
-    const settings: OAuthSettings = {
-      publicUrl: env.ERP_PUBLIC_URL || undefined,
-      basePath: "",
-      dynamicRegistration: env.ERP_DYNAMIC_REGISTRATION !== "false",
-      registrationsPerMinute: registrationsPerMinute(env.ERP_OAUTH_REGISTRATIONS_PER_MINUTE),
-      trustProxy: env.ERP_TRUST_PROXY === "true",
-      externalIdp: external,
-      lifetimes: DEFAULT_LIFETIMES,
-      ...overrides
-    }
-    return { ...settings, publicUrl: normalizePublicUrl(settings.publicUrl), basePath: normalizeBasePath(settings.basePath) }
-  }
+const fromConfig = Config.all({
+  publicUrl: oauthSettings.publicUrl.config,
+  dynamicRegistration: oauthSettings.dynamicRegistration.config,
+  registrationsPerMinute: oauthSettings.registrationsPerMinute.config,
+  trustProxy: oauthSettings.trustProxy.config,
+  issuer: oauthSettings.jwtIssuer.config,
+  audience: oauthSettings.jwtAudience.config,
+  jwksUrl: oauthSettings.jwtJwksUrl.config,
+  algorithms: oauthSettings.jwtAlgorithms.config,
+  userClaim: oauthSettings.jwtUserClaim.config
+})
 
-  static layer = (overrides: Partial<OAuthSettings> = {}) => Layer.succeed(OAuthConfig, OAuthConfig.fromEnv(overrides))
+type Configured = Config.Config.Success<typeof fromConfig>
+
+/** The identity provider the three ERP_JWT_* settings name together; one or two of them alone is a mistake, not "none". */
+const externalIdpOf = (configured: Configured): ExternalIdentityProvider | undefined => {
+  const parts = [oauthSettings.jwtIssuer, oauthSettings.jwtAudience, oauthSettings.jwtJwksUrl]
+  const values = [configured.issuer, configured.audience, configured.jwksUrl]
+  const missing = parts.filter((_, index) => Option.isNone(values[index])).map((part) => part.name)
+  if (missing.length === parts.length) return undefined
+  if (missing.length > 0) {
+    throw new InvalidSetting(`${parts.map((part) => part.name).join(", ")} are set together: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not`)
+  }
+  return {
+    issuer: Option.getOrThrow(configured.issuer),
+    audience: Option.getOrThrow(configured.audience),
+    jwksUrl: Option.getOrThrow(configured.jwksUrl),
+    algorithms: configured.algorithms,
+    userClaim: configured.userClaim
+  }
 }
 
-/** A configuration value the host cannot start with. */
-export class InvalidSetting extends Error {
-  readonly _tag = "InvalidSetting"
+/** The settings from the configuration (ERP_PUBLIC_URL, ERP_DYNAMIC_REGISTRATION, ERP_TRUST_PROXY, ERP_JWT_*, …), `overrides` winning. */
+const settingsOf = (configured: Configured, overrides: Partial<OAuthSettings>): OAuthSettings => {
+  const settings: OAuthSettings = {
+    publicUrl: Option.getOrUndefined(configured.publicUrl),
+    basePath: "",
+    dynamicRegistration: configured.dynamicRegistration,
+    registrationsPerMinute: configured.registrationsPerMinute,
+    trustProxy: configured.trustProxy,
+    externalIdp: "externalIdp" in overrides ? undefined : externalIdpOf(configured),
+    lifetimes: DEFAULT_LIFETIMES,
+    ...overrides
+  }
+  return { ...settings, publicUrl: normalizePublicUrl(settings.publicUrl), basePath: normalizeBasePath(settings.basePath) }
+}
+
+export class OAuthConfig extends Context.Tag("erp/core/OAuthConfig")<OAuthConfig, OAuthSettings>() {
+  /** Read from the `ConfigProvider` in context as the host starts; `overrides` (an embedding app's options, the CLI's flags) win. */
+  static layer = (overrides: Partial<OAuthSettings> = {}) =>
+    Layer.effect(
+      OAuthConfig,
+      Effect.flatMap(loadConfig(fromConfig), (configured) =>
+        Effect.try({
+          try: () => settingsOf(configured, overrides),
+          catch: (error) => (error instanceof InvalidSetting ? error : new InvalidSetting(String(error)))
+        }))
+    )
 }
 
 /** `erp`, `/erp/` and `/erp` all mean `/erp`; `/` and `""` mean none. */

@@ -1,0 +1,132 @@
+import { Config, ConfigError, Either, type Option, type Redacted } from "effect"
+
+/**
+ * How the text of a variable becomes a value: the value, or the one-line message that says what
+ * is wrong with it (naming the variable and what it takes). The text arrives trimmed and not blank.
+ */
+export interface Kind<A> {
+  /** The kind of value, as the configuration table names it. */
+  readonly type: string
+  readonly parse: (text: string, name: string) => Either.Either<A, string>
+}
+
+/**
+ * One environment variable, declared once: read through the `ConfigProvider` in the Effect
+ * context (the environment unless an embedding app provides another), and documented from here.
+ */
+export interface Setting<out A> {
+  readonly name: string
+  readonly type: string
+  /** The value when the variable is unset or blank, as the configuration table shows it. */
+  readonly default: string
+  readonly description: string
+  readonly config: Config.Config<A>
+}
+
+/**
+ * The variable's text, trimmed. Blank counts as unset (MissingData), as `DATABASE_URL=` in a
+ * compose file or a test's environment means "none", so a default or `Config.option` applies.
+ */
+const present = (name: string): Config.Config<string> =>
+  Config.string(name).pipe(
+    Config.mapOrFail((text) => {
+      const trimmed = text.trim()
+      return trimmed === "" ? Either.left(ConfigError.MissingData([name], `${name} is blank`)) : Either.right(trimmed)
+    })
+  )
+
+const parsed = <A>(name: string, kind: Kind<A>): Config.Config<A> =>
+  present(name).pipe(Config.mapOrFail((text) => Either.mapLeft(kind.parse(text, name), (message) => ConfigError.InvalidData([name], message))))
+
+/** A variable with a default, taken when it is unset or blank; `shown` is the default as the table writes it (default `String(value)`). */
+export const setting = <A>(
+  name: string,
+  kind: Kind<A>,
+  options: { readonly default: A; readonly shown?: string; readonly description: string }
+): Setting<A> => ({
+  name,
+  type: kind.type,
+  default: options.shown ?? String(options.default),
+  description: options.description,
+  config: parsed(name, kind).pipe(Config.withDefault(options.default), Config.withDescription(options.description))
+})
+
+/** A variable without a value of its own when unset; `shown` says what happens then. */
+export const optionalSetting = <A>(
+  name: string,
+  kind: Kind<A>,
+  options: { readonly shown: string; readonly description: string }
+): Setting<Option.Option<A>> => ({
+  name,
+  type: kind.type,
+  default: options.shown,
+  description: options.description,
+  config: Config.option(parsed(name, kind)).pipe(Config.withDescription(options.description))
+})
+
+/** A secret: read as a `Redacted` (never printed or logged), none when unset. */
+export const secretSetting = (
+  name: string,
+  options: { readonly type: string; readonly shown: string; readonly description: string }
+): Setting<Option.Option<Redacted.Redacted<string>>> => ({
+  name,
+  type: options.type,
+  default: options.shown,
+  description: options.description,
+  config: Config.option(Config.redacted(present(name))).pipe(Config.withDescription(options.description))
+})
+
+const TRUE = ["true", "1", "yes"]
+const FALSE = ["false", "0", "no"]
+
+/** true/false, 1/0 or yes/no, in any case; anything else is refused rather than read as either. */
+export const flag: Kind<boolean> = {
+  type: "boolean",
+  parse: (text, name) => {
+    const word = text.toLowerCase()
+    if (TRUE.includes(word)) return Either.right(true)
+    if (FALSE.includes(word)) return Either.right(false)
+    return Either.left(`${name} must be one of ${[...TRUE, ...FALSE].join(", ")}; got "${text}"`)
+  }
+}
+
+/** A whole number from `least` up (to `most`, when given). */
+export const wholeNumber = (least: number, most?: number): Kind<number> => {
+  const range = most === undefined ? `${least} or more` : `from ${least} to ${most}`
+  return {
+    type: `whole number, ${range}`,
+    parse: (text, name) => {
+      const value = Number(text)
+      return /^\d+$/.test(text) && Number.isSafeInteger(value) && value >= least && (most === undefined || value <= most)
+        ? Either.right(value)
+        : Either.left(`${name} must be a whole number ${range}; got "${text}"`)
+    }
+  }
+}
+
+export const text: Kind<string> = { type: "text", parse: (value) => Either.right(value) }
+
+/** Comma-separated items, each trimmed, empty ones dropped. */
+export const list: Kind<ReadonlyArray<string>> = {
+  type: "comma-separated list",
+  parse: (value) => Either.right(value.split(",").map((item) => item.trim()).filter((item) => item !== ""))
+}
+
+/** An absolute http(s) URL without query or fragment, answered without its trailing slash. */
+export const httpUrl: Kind<string> = {
+  type: "http(s) URL",
+  parse: (value, name) => {
+    const refused = Either.left(`${name} must be an absolute http(s) URL without query or fragment, such as https://erp.example.com; got "${value}"`)
+    if (!URL.canParse(value)) return refused
+    const url = new URL(value)
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") return refused
+    return Either.right(url.toString().replace(/\/+$/, ""))
+  }
+}
+
+/** A PostgreSQL memory size, as `shared_buffers` takes it. */
+export const memorySize: Kind<string> = {
+  type: "size (kB, MB or GB)",
+  parse: (value, name) =>
+    /^[1-9]\d*(kB|MB|GB)$/.test(value) ? Either.right(value) : Either.left(`${name} must be a size such as 32MB (kB, MB or GB); got "${value}"`)
+}
