@@ -4,121 +4,19 @@ import type { Fragment, Statement } from "@effect/sql/Statement"
 import { Effect, Layer, Option } from "effect"
 import { type ChildPlan, emptyPlan } from "../engine/draft.js"
 import type { ColumnType, Fields } from "../engine/field.js"
-import { fieldSql, type FilterField, sqlTypeOf } from "../engine/fields.js"
+import { fieldSql } from "../engine/fields.js"
 import type { FilterNode } from "../engine/filter.js"
 import type { ListQuery } from "../engine/list-query.js"
 import { CHUNK_TEXT, type InsertOptions, type UpdateOptions, type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest, type ReferenceLookup, ResourceRepository } from "../engine/repository.js"
 import { type AnyResource, type ChildCollection, idColumnType, isSoftDeleted, isTenantOwned, type Row } from "../engine/resource.js"
+import { compileFilter } from "./sql/filter-compiler.js"
+import { keysetOrder, keysetPredicate, keysetSort, keysetUntil } from "./sql/keyset.js"
 import { makeDirect } from "./direct-statements.js"
 import { statementShape } from "./statement-shapes.js"
 import { answerColumns, derivedFieldsRead, readsDependentRows, recordJson } from "./record-json.js"
 import type { StatementEvent } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, eventsOfWritten } from "./event-rows.js"
 import { constraintError, pgError } from "./sql-errors.js"
-
-type Sql = SqlClient.SqlClient
-
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
-
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\\${char}`)
-
-/** Compiles one validated condition; the column expression comes from the declaration only. */
-const compileCondition = (sql: Sql, field: FilterField, column: string, op: FilterNode & { kind: "condition" }): Fragment => {
-  const s = sql.literal(column)
-  const value = op.value
-  if (op.op === "is_null" || op.op === "is_not_null") {
-    const wantNull = (op.op === "is_null") === (value === true)
-    return wantNull ? sql`${s} IS NULL` : sql`${s} IS NOT NULL`
-  }
-  if (field.array) {
-    const pattern = `%${escapeLike(String(value))}%`
-    switch (op.op) {
-      case "eq":
-        return sql`coalesce(${s}, '[]'::jsonb) @> jsonb_build_array(${value}::text)`
-      case "neq":
-        return sql`NOT (coalesce(${s}, '[]'::jsonb) @> jsonb_build_array(${value}::text))`
-      case "contains":
-        return sql`EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(${s}, '[]'::jsonb)) AS element(v) WHERE unaccent(element.v) ILIKE unaccent(${pattern}))`
-      default:
-        return sql`NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(coalesce(${s}, '[]'::jsonb)) AS element(v) WHERE unaccent(element.v) ILIKE unaccent(${pattern}))`
-    }
-  }
-  if (op.op === "contains" || op.op === "not_contains") {
-    const pattern = `%${escapeLike(String(value))}%`
-    const match = sql`coalesce(unaccent(${s}::text) ILIKE unaccent(${pattern}), false)`
-    return op.op === "contains" ? match : sql`NOT ${match}`
-  }
-  if (field.type === "datetime" && typeof value === "string" && DATE_ONLY.test(value)) {
-    // A date on a datetime field means that whole UTC day.
-    const dayStart = sql`(${value}::date::timestamp AT TIME ZONE 'UTC')`
-    const dayEnd = sql`((${value}::date + 1)::timestamp AT TIME ZONE 'UTC')`
-    switch (op.op) {
-      case "eq":
-        return sql`(${s} >= ${dayStart} AND ${s} < ${dayEnd})`
-      case "neq":
-        return sql`NOT coalesce(${s} >= ${dayStart} AND ${s} < ${dayEnd}, false)`
-      case "gt":
-        return sql`${s} >= ${dayEnd}`
-      case "gte":
-        return sql`${s} >= ${dayStart}`
-      case "lt":
-        return sql`${s} < ${dayStart}`
-      case "lte":
-        return sql`${s} < ${dayEnd}`
-    }
-  }
-  if (field.caseInsensitive && (op.op === "eq" || op.op === "neq")) {
-    const same = sql`lower(${s}::text) = lower(${value}::text)`
-    return op.op === "eq" ? same : sql`NOT coalesce(${same}, false)`
-  }
-  const typed = sql`${value}::${sql.literal(sqlTypeOf[field.type])}`
-  switch (op.op) {
-    case "eq":
-      return sql`${s} = ${typed}`
-    case "neq":
-      return sql`${s} IS DISTINCT FROM ${typed}`
-    case "gt":
-      return sql`${s} > ${typed}`
-    case "gte":
-      return sql`${s} >= ${typed}`
-    case "lt":
-      return sql`${s} < ${typed}`
-    default:
-      return sql`${s} <= ${typed}`
-  }
-}
-
-export const compileFilter = (sql: Sql, fields: Readonly<Record<string, FilterField>>, node: FilterNode): Fragment => {
-  if (node.kind === "condition") {
-    const field = fields[node.field]
-    return compileCondition(sql, field, fieldSql(node.field, field), node)
-  }
-  if (node.conditions.length === 0) return sql`TRUE`
-  const parts = node.conditions.map((child) => compileFilter(sql, fields, child))
-  return node.logic === "and" ? sql.and(parts) : sql.or(parts)
-}
-
-/**
- * Rows strictly beyond (value, id) in walking direction. Nulls sort last
- * ascending and first descending, so the walk stays total on nullable fields.
- */
-const keysetPredicate = (
-  sql: Sql,
-  sort: { readonly sortSql: string; readonly sqlType: string; readonly nullable: boolean; readonly idType: string },
-  ascending: boolean,
-  key: readonly [unknown, string]
-): Fragment => {
-  const s = sql.literal(sort.sortSql)
-  const [value, rawId] = key
-  const id = sql`${rawId}::${sql.literal(sort.idType)}`
-  const cmp = sql.literal(ascending ? ">" : "<")
-  const tuple = sql`(${s}, r.id) ${cmp} (${value}::${sql.literal(sort.sqlType)}, ${id})`
-  if (!sort.nullable) return tuple
-  if (value === null) {
-    return ascending ? sql`(${s} IS NULL AND r.id > ${id})` : sql`((${s} IS NULL AND r.id < ${id}) OR ${s} IS NOT NULL)`
-  }
-  return ascending ? sql`(${s} IS NULL OR ${tuple})` : sql`(${s} IS NOT NULL AND ${tuple})`
-}
 
 /** Records as the store built them (`recordJson`): parsed, never decoded field by field. */
 const parsed = (rows: ReadonlyArray<{ readonly record: string }>): ReadonlyArray<Row> => rows.map((row) => JSON.parse(row.record) as Row)
@@ -156,19 +54,6 @@ export const makeResourceRepository = Effect.gen(function* () {
     return where
   }
 
-  const sortOf = (resource: AnyResource, query: ListQuery) => {
-    const field = resource.filters[query.sort.field]
-    const id = idColumnType(resource)
-    return {
-      sortSql: fieldSql(query.sort.field, field),
-      // A cursor's value cast to the column's own type: `record_number > 5::numeric` would cast the
-      // column and leave its index unused (a deep page read half a million rows).
-      sqlType: query.sort.field === "id" ? id : (!field.sql && resource.columns[query.sort.field]) || sqlTypeOf[field.type],
-      nullable: field.nullable ?? false,
-      idType: id
-    }
-  }
-
   const table = (name: string) => sql.literal(name)
 
   const record = (resource: AnyResource) => sql.literal(`${recordJson(resource)} AS record`)
@@ -187,22 +72,14 @@ export const makeResourceRepository = Effect.gen(function* () {
 
   /** What selects a page's rows in walking order: its conditions, order and limit. */
   const pageBounds = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => {
-    const sort = sortOf(resource, query)
-    const { sortSql } = sort
+    const sort = keysetSort(resource, query.sort.field)
     const ascending = (query.sort.order === "asc") === (request.direction === "next")
     const where = baseConditions(resource, tenantId, query)
     if (request.key) where.push(keysetPredicate(sql, sort, ascending, request.key))
-    // Up to `until`, inclusive: a row comparison the index bounds the scan with (`rangeEnd` refuses nullable sorts).
-    if (request.until) {
-      const [value, id] = request.until
-      where.push(sql`(${sql.literal(sortSql)}, r.id) ${sql.literal(ascending ? "<=" : ">=")} (${value}::${sql.literal(sort.sqlType)}, ${id}::${sql.literal(sort.idType)})`)
-    }
-    const dir = ascending ? "ASC" : "DESC"
-    // PostgreSQL's own null order (last ascending, first descending) is the walk's, so a
-    // `(tenant_id, field, id)` index serves a nullable sort as it does any other.
-    const order = `${sortSql} ${dir}, r.id ${dir}`
+    // `rangeEnd` refuses nullable sorts, so a range's end is always a row comparison.
+    if (request.until) where.push(keysetUntil(sql, sort, ascending, request.until))
     const limit = request.until ? sql`` : sql`LIMIT ${request.take}`
-    return { sortSql, where: sql.and(where), order: sql.literal(order), limit }
+    return { sortSql: sort.sortSql, where: sql.and(where), order: sql.literal(keysetOrder(sort, ascending)), limit }
   }
 
   /** The rows of a page in walking order, with `columns` selected beside their sort key and id. */
@@ -213,7 +90,7 @@ export const makeResourceRepository = Effect.gen(function* () {
   }
 
   const rangeEnd = (resource: AnyResource, tenantId: string, query: ListQuery, after: PageRequest["key"], size: number) => {
-    if (sortOf(resource, query).nullable) return Effect.die(new Error(`${resource.name}: a range cannot end on a nullable sort field`))
+    if (keysetSort(resource, query.sort.field).nullable) return Effect.die(new Error(`${resource.name}: a range cannot end on a nullable sort field`))
     // Keys only, and only the `size`-th comes back: the index walks `size` entries, no record is
     // built and the host decodes one row, not a range's worth.
     const { sortSql, where, order } = pageBounds(resource, tenantId, query, { direction: "next", key: after, take: size })
