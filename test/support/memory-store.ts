@@ -10,8 +10,7 @@ import {
   ResourceRepository,
   type Row,
   UnitOfWork,
-  UnitsOfWork,
-  WebhookSettings
+  UnitsOfWork
 } from "@erp/core"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
@@ -157,8 +156,7 @@ export const makeMemoryStore = () => {
       Layer.succeed(CursorSecret, { key: Buffer.alloc(32) }),
       Layer.succeed(CatalogLookup, CatalogLookup.of({} as never)),
       builtInTaxEngine,
-      Layer.succeed(SecretBox, SecretBox.of({} as never)),
-      Layer.succeed(WebhookSettings, { allowPrivate: false, leaseSeconds: 60 })
+      Layer.succeed(SecretBox, SecretBox.of({} as never))
     ))
   )
   return { layer, events, tables }

@@ -15,13 +15,14 @@ describe.each(storeKinds)("panel-only resources and their webhooks on %s", (kind
   let dispatcher: Fiber.RuntimeFiber<never, unknown>
 
   beforeAll(async () => {
-    // The receiver listens on loopback.
-    host = await startTestHost(testStore(kind), { webhooks: { allowPrivate: true } })
+    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
+    host = await startTestHost(testStore(kind))
     tenant = await host.createTenant("BR")
     receiver = await startReceiver()
     dispatcher = host.runtime.runFork(Layer.launch(layerWebhookDispatcher({ allowPrivate: true, pollMs: 50 })))
   })
   afterAll(async () => {
+    delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
     if (dispatcher) await host.runtime.runPromise(Fiber.interrupt(dispatcher))
     await receiver?.close()
     await host?.close()

@@ -79,7 +79,7 @@ export interface IssuerContext {
   readonly issuer: string
 }
 
-/** The authorization server: clients, sign-in, codes, tokens. Implemented over SQL in `store/oauth.ts`. */
+/** The authorization server: clients, sign-in, codes, tokens. Implemented in `oauth/authorization-server.ts` over `OAuthRepository`. */
 export class OAuth extends Context.Tag("erp/core/OAuth")<OAuth, {
   readonly createClient: (input: {
     readonly name: string

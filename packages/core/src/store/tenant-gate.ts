@@ -1,6 +1,4 @@
-import { Config, Context, Data, Effect, Layer, Option } from "effect"
-import { loadConfig } from "../config/load.js"
-import { storeSettings } from "../config/variables.js"
+import { Context, Data, Effect, Layer } from "effect"
 import { SessionOwner } from "./session-turns.js"
 
 /** Too many of one tenant's requests are in the store at once, and the wait for a turn ran out. */
@@ -9,11 +7,17 @@ export class TenantBusy extends Data.TaggedError("TenantBusy")<{ readonly concur
 export interface TenantGateSettings {
   /** Requests of one tenant in the store at once (`ERP_TENANT_CONCURRENCY`). */
   readonly concurrency: number
-  /** Longest a request waits for its tenant's turn before 429 (`ERP_TENANT_QUEUE_MS`). */
+  /** Longest a request waits for its tenant's turn before 429 (`ERP_TENANT_QUEUE_MS`, default 10,000). */
   readonly waitMs: number
 }
 
-const fromConfig = Config.all({ concurrency: storeSettings.tenantConcurrency.config, waitMs: storeSettings.tenantQueueMs.config })
+const fromEnv = (name: string, fallback: number): number => {
+  const text = process.env[name]
+  if (text === undefined || text.trim() === "") return fallback
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got "${text}"`)
+  return value
+}
 
 /** A request waiting for a turn: handed one when a turn ends (`granted`), or refused once `deadline` passes. */
 interface Waiter {
@@ -48,10 +52,10 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
    * (`SessionOwner`), so its statements queue behind its own tenant's, not behind everyone's.
    */
   static readonly layer = (options: Partial<TenantGateSettings> & { readonly defaultConcurrency: number; readonly oneSession?: boolean }) =>
-    Layer.effect(TenantGate, Effect.map(loadConfig(fromConfig), (configured) => {
+    Layer.sync(TenantGate, () => {
       const settings: TenantGateSettings = {
-        concurrency: options.concurrency ?? Option.getOrElse(configured.concurrency, () => options.defaultConcurrency),
-        waitMs: options.waitMs ?? configured.waitMs
+        concurrency: options.concurrency ?? fromEnv("ERP_TENANT_CONCURRENCY", options.defaultConcurrency),
+        waitMs: options.waitMs ?? fromEnv("ERP_TENANT_QUEUE_MS", 10_000)
       }
       const gates = new Map<string, Gate>()
       const busy = new TenantBusy({ concurrency: settings.concurrency, waitMs: settings.waitMs })
@@ -139,5 +143,5 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
         ? <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> => inTurn(tenantId, Effect.locally(effect, SessionOwner, tenantId))
         : inTurn
       return { settings, run }
-    }))
+    })
 }
