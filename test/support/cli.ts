@@ -28,10 +28,10 @@ export const json = (result: CliResult) => {
   return JSON.parse(result.stdout)
 }
 
-/** Starts `erp serve` on a free port and resolves once it prints its address. */
-export const serve = (args: ReadonlyArray<string>, serveArgs: ReadonlyArray<string> = []) =>
+/** Starts `erp serve` on a free port and resolves once it prints its address; `env` adds to the environment. */
+export const serve = (args: ReadonlyArray<string>, serveArgs: ReadonlyArray<string> = [], env: Record<string, string> = {}) =>
   new Promise<{ child: ChildProcess; url: string; output: () => string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, "serve", "--port", "0", ...serveArgs], { env: { ...process.env, DATABASE_URL: "" } })
+    const child = spawn(process.execPath, [BIN, ...args, "serve", "--port", "0", ...serveArgs], { env: { ...process.env, DATABASE_URL: "", ...env } })
     let output = ""
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${output}`)), 60_000)
     const onData = (chunk: Buffer) => {

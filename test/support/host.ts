@@ -1,7 +1,7 @@
-import { ALL_PERMISSIONS, type AnyResource, layerCore, type OAuthSettings, PasswordCost, type PermissionGrant, type ScryptCost, type StoreLocation, type TaxEngine, Tenancy, type TenantGateSettings } from "@erp/core"
+import { ALL_PERMISSIONS, type AnyResource, layerCore, type OAuthSettings, PasswordCost, type PermissionGrant, type ScryptCost, type StoreLocation, type TaxEngine, Tenancy, type TenantGateSettings, type WebhookSettingsShape } from "@erp/core"
 import { HttpServer } from "@effect/platform"
 import { layerNodeServer, SignInHook } from "@erp/http"
-import { Effect, Layer, ManagedRuntime, type Tracer } from "effect"
+import { type ConfigProvider, Effect, Layer, ManagedRuntime, type Tracer } from "effect"
 import { randomUUID } from "node:crypto"
 
 export interface TestTenant {
@@ -28,6 +28,10 @@ export interface TestHostOptions {
   readonly tracer?: Tracer.Tracer
   /** How long `close` waits for requests in flight before it ends the connections left. */
   readonly shutdownGraceMs?: number
+  /** Webhook settings beyond the configured ones (`allowPrivate: true` for a receiver on loopback). */
+  readonly webhooks?: Partial<WebhookSettingsShape>
+  /** Where the host reads its settings (default: the environment). */
+  readonly configProvider?: ConfigProvider.ConfigProvider
   /** The scrypt cost of new password hashes (default `TEST_PASSWORD_COST`; `PASSWORD_COST` for the tests of the production cost). */
   readonly passwordCost?: ScryptCost
 }
@@ -42,13 +46,14 @@ type CoreServices = Layer.Layer.Success<ReturnType<typeof layerCore>>
 
 /** A host started on a random port over `store`, with the core at hand to make tenants and keys. */
 export const startTestHost = async (store: StoreLocation, options: TestHostOptions = {}) => {
-  const core = layerCore(store, { ...(options.oauth ? { oauth: options.oauth } : {}), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}), ...(options.mcp ? { mcp: options.mcp } : {}), ...(options.tenantGate ? { tenantGate: options.tenantGate } : {}) }).pipe(
+  const core = layerCore(store, { ...(options.oauth ? { oauth: options.oauth } : {}), ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}), ...(options.mcp ? { mcp: options.mcp } : {}), ...(options.tenantGate ? { tenantGate: options.tenantGate } : {}), ...(options.webhooks ? { webhooks: options.webhooks } : {}) }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty),
     Layer.provideMerge(Layer.succeed(PasswordCost, options.passwordCost ?? TEST_PASSWORD_COST))
   )
   const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}), ...(options.panel === false ? { panel: false } : {}), ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}) }).pipe(
     Layer.provideMerge(core),
-    Layer.provide(options.tracer ? Layer.setTracer(options.tracer) : Layer.empty)
+    Layer.provide(options.tracer ? Layer.setTracer(options.tracer) : Layer.empty),
+    Layer.provide(options.configProvider ? Layer.setConfigProvider(options.configProvider) : Layer.empty)
   ))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
   if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")

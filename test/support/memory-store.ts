@@ -10,7 +10,8 @@ import {
   ResourceRepository,
   type Row,
   UnitOfWork,
-  UnitsOfWork
+  UnitsOfWork,
+  WebhookSettings
 } from "@erp/core"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
@@ -156,7 +157,8 @@ export const makeMemoryStore = () => {
       Layer.succeed(CursorSecret, { key: Buffer.alloc(32) }),
       Layer.succeed(CatalogLookup, CatalogLookup.of({} as never)),
       builtInTaxEngine,
-      Layer.succeed(SecretBox, SecretBox.of({} as never))
+      Layer.succeed(SecretBox, SecretBox.of({} as never)),
+      Layer.succeed(WebhookSettings, { allowPrivate: false, leaseSeconds: 60 })
     ))
   )
   return { layer, events, tables }

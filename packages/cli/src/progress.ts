@@ -1,3 +1,5 @@
+import { cliSettings, loadConfigSync } from "@erp/core"
+
 /**
  * Progress of a long command on stderr: one line rewritten in place on a terminal,
  * plain periodic lines otherwise (logs, CI), so stdout stays the command's output.
@@ -20,11 +22,8 @@ export interface Progress {
  */
 export const formatCount = (value: number): string => String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
 
-/** How often a plain line is printed when stderr is not a terminal (ERP_PROGRESS_INTERVAL_MS overrides, for tests). */
-const plainInterval = () => {
-  const configured = Number(process.env.ERP_PROGRESS_INTERVAL_MS)
-  return Number.isFinite(configured) && configured > 0 ? configured : 5000
-}
+/** How often a plain line is printed when stderr is not a terminal (ERP_PROGRESS_INTERVAL_MS). */
+const plainInterval = () => loadConfigSync(cliSettings.progressIntervalMs.config)
 
 const BAR_WIDTH = 24
 

@@ -1,4 +1,4 @@
-import { describeStore, explainStartupFailure, layerCore, resolveStoreLocation, type StoreLocation } from "@erp/core"
+import { type CoreOptions, describeStore, explainStartupFailure, layerCore, resolveStoreLocation, type StoreLocation } from "@erp/core"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Option, Runtime } from "effect"
 
 /** Options every command takes to find the store, and `--verbose`. */
@@ -45,12 +45,13 @@ export const reportFailure = (error: unknown, verbose: boolean) => {
 /** Opens the core over the store the flags name (a start-up failure becomes one plain line), runs an effect, closes the store. */
 export const runWithCore = async <A, E>(
   flags: StoreFlags,
-  effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof layerCore>>>
+  effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof layerCore>>>,
+  options: CoreOptions = {}
 ): Promise<A> => {
   const store = storeFrom(flags)
   // No tracer can be installed in the CLI: spans would only be made to be dropped (and a statement
   // outside a transaction goes to the driver directly only when nothing traces it).
-  const runtime = ManagedRuntime.make(Layer.merge(layerCore(store), Layer.setTracerEnabled(false)))
+  const runtime = ManagedRuntime.make(Layer.merge(layerCore(store, options), Layer.setTracerEnabled(false)))
   try {
     try {
       await runtime.runtime()

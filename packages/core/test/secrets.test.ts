@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Exit, ManagedRuntime } from "effect"
+import { ConfigProvider, Effect, Exit, ManagedRuntime } from "effect"
 import { importJWK, type JWK, jwtVerify, SignJWT } from "jose"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
@@ -73,30 +73,40 @@ describe("SecretBox", () => {
 })
 
 describe("where the secret key comes from", () => {
+  /** Resolves the keys with exactly these variables set (a ConfigProvider of its own, not the environment). */
+  const resolveWith = (location: Parameters<typeof resolveSecretKeys>[0], variables: Record<string, string>) =>
+    resolveSecretKeys(location).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables)))))
+
   it("requires ERP_SECRET_KEY with PostgreSQL, in one line that says how to make one", async () => {
-    const failure = await Effect.runPromise(Effect.flip(resolveSecretKeys({ kind: "postgres", url: "postgres://x@127.0.0.1/x" }, {})))
+    const failure = await Effect.runPromise(Effect.flip(resolveWith({ kind: "postgres", url: "postgres://x@127.0.0.1/x" }, {})))
     expect(failure).toBeInstanceOf(StartupError)
     expect(failure.message).toMatch(/^ERP_SECRET_KEY is not set: it is required with PostgreSQL.*openssl rand -base64 32/)
     expect(failure.message).not.toContain("\n")
   })
 
   it("refuses a malformed ERP_SECRET_KEY naming it", async () => {
-    const failure = await Effect.runPromise(Effect.flip(resolveSecretKeys({ kind: "pglite" }, { ERP_SECRET_KEY: "short" })))
+    const failure = await Effect.runPromise(Effect.flip(resolveWith({ kind: "pglite" }, { ERP_SECRET_KEY: "short" })))
     expect(failure.message).toMatch(/^ERP_SECRET_KEY must be 32 bytes/)
   })
 
   it("generates a key file (mode 0600) beside the embedded store's data and reads it back next time", async () => {
     const dir = path.join(testDataDir(), "fresh")
     try {
-      const first = await Effect.runPromise(resolveSecretKeys({ kind: "pglite", dataDir: dir }, {}))
+      const first = await Effect.runPromise(resolveWith({ kind: "pglite", dataDir: dir }, {}))
       const file = path.join(dir, SECRET_KEY_FILE)
       expect(fs.statSync(file).mode & 0o777).toBe(0o600)
       expect(first.source).toBe(`the key file ${file}`)
-      const second = await Effect.runPromise(resolveSecretKeys({ kind: "pglite", dataDir: dir }, {}))
+      const second = await Effect.runPromise(resolveWith({ kind: "pglite", dataDir: dir }, {}))
       expect(second.current.id).toBe(first.current.id)
       // ERP_SECRET_KEY, when set, wins over the file.
-      const fromEnv = await Effect.runPromise(resolveSecretKeys({ kind: "pglite", dataDir: dir }, { ERP_SECRET_KEY: keyText() }))
+      const fromEnv = await Effect.runPromise(resolveWith({ kind: "pglite", dataDir: dir }, { ERP_SECRET_KEY: keyText() }))
       expect(fromEnv.current.id).not.toBe(first.current.id)
+      // A key an embedding app gives wins over ERP_SECRET_KEY.
+      const given = keyText()
+      const fromOption = await Effect.runPromise(resolveSecretKeys({ kind: "pglite", dataDir: dir }, { secretKey: given }).pipe(
+        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["ERP_SECRET_KEY", keyText()]])))
+      ))
+      expect(fromOption.current.id).toBe(keyOf(given).id)
     } finally {
       fs.rmSync(path.dirname(dir), { recursive: true, force: true })
     }

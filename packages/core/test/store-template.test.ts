@@ -83,7 +83,7 @@ describe("the embedded store template", () => {
       process.env.ERP_EMBEDDED_SHARED_BUFFERS = "16MB"
       expect(await sharedBuffers()).toBe("16MB")
       process.env.ERP_EMBEDDED_SHARED_BUFFERS = "lots"
-      await expect(sharedBuffers()).rejects.toThrow(/ERP_EMBEDDED_SHARED_BUFFERS\) must be a size such as 32MB.*"lots"/)
+      await expect(sharedBuffers()).rejects.toThrow(/^ERP_EMBEDDED_SHARED_BUFFERS must be a size such as 32MB \(kB, MB or GB\); got "lots"$/)
     } finally {
       if (previous === undefined) delete process.env.ERP_EMBEDDED_SHARED_BUFFERS
       else process.env.ERP_EMBEDDED_SHARED_BUFFERS = previous

@@ -16,7 +16,7 @@ import {
   type TaxEngine,
   type StoreLocation
 } from "@erp/core"
-import { Context, Effect, Layer, ManagedRuntime } from "effect"
+import { type ConfigProvider, Context, Effect, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 import { Api, makeApi } from "./api.js"
 import { layerAuthentication } from "./authentication.js"
@@ -77,6 +77,12 @@ export const layerNodeServer = (options: ListenOptions = {}) => {
 }
 
 export interface StoreOptions {
+  /**
+   * Where the settings these options leave out are read (docs/configuration.md lists them):
+   * the environment unless given, e.g. `ConfigProvider.fromMap(new Map([["ERP_TRUST_PROXY", "true"]]))`.
+   * The options here win over it.
+   */
+  readonly configProvider?: ConfigProvider.ConfigProvider
   /** PostgreSQL URL; defaults to `DATABASE_URL`, else the embedded store. */
   readonly databaseUrl?: string
   /** Folder of the embedded store; defaults to `ERP_DATA_DIR` or `.erp-data`. */
@@ -88,7 +94,7 @@ export interface StoreOptions {
    * the base of every generated URL. Default `ERP_PUBLIC_URL`, else each request's Host plus `basePath`.
    */
   readonly publicUrl?: string
-  /** OAuth settings beyond the environment's (dynamic registration, trusted proxy, identity provider). */
+  /** OAuth settings beyond the configured ones (dynamic registration, trusted proxy, identity provider). */
   readonly oauth?: Partial<OAuthSettings>
   /**
    * The key sealing stored secrets (32 random bytes as base64 or hex). Default `ERP_SECRET_KEY`;
@@ -113,8 +119,8 @@ export interface StoreOptions {
   readonly taxEngine?: Layer.Layer<TaxEngine>
   /**
    * Send webhooks from this process: the dispatcher runs in the background until `close` /
-   * `dispose` (default true; settings such as `concurrency` may be given). `false` when
-   * `erp worker` processes send them.
+   * `dispose` (default true; settings such as `concurrency` may be given, and `allowPrivate`
+   * lets endpoints be written with such URLs too). `false` when `erp worker` processes send them.
    */
   readonly webhooks?: boolean | DispatcherOptions
 }
@@ -140,14 +146,18 @@ const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) => {
     ...(options.taxEngine ? { taxEngine: options.taxEngine } : {}),
     mcp: { ...(options.mcp?.sessionIdleSeconds !== undefined ? { sessionIdleSeconds: options.mcp.sessionIdleSeconds } : {}) },
     ...(options.secretKey !== undefined ? { secretKey: options.secretKey } : {}),
-    ...(options.previousSecretKey !== undefined ? { previousSecretKey: options.previousSecretKey } : {})
+    ...(options.previousSecretKey !== undefined ? { previousSecretKey: options.previousSecretKey } : {}),
+    // The dispatcher's allowPrivate is the endpoints' rule too: a URL it would send to can be written.
+    ...(typeof options.webhooks === "object" && options.webhooks.allowPrivate !== undefined ? { webhooks: { allowPrivate: options.webhooks.allowPrivate } } : {})
   }).pipe(
     Layer.provideMerge(options.signIn ? Layer.succeed(SignInHook, options.signIn) : Layer.empty),
-    Layer.provideMerge(McpAllowedOrigins.fromEnv(options.mcp?.allowedOrigins)),
-    Layer.provideMerge(McpToolsets.fromEnv(options.mcp?.toolsets))
+    Layer.provideMerge(McpAllowedOrigins.layerConfig(options.mcp?.allowedOrigins)),
+    Layer.provideMerge(McpToolsets.layerConfig(options.mcp?.toolsets))
   )
-  if (options.webhooks === false) return core
-  return layerWebhookDispatcher(options.webhooks === true || options.webhooks === undefined ? {} : options.webhooks).pipe(Layer.provideMerge(core))
+  const served = options.webhooks === false
+    ? core
+    : layerWebhookDispatcher(options.webhooks === true || options.webhooks === undefined ? {} : options.webhooks).pipe(Layer.provideMerge(core))
+  return options.configProvider ? Layer.provide(served, Layer.setConfigProvider(options.configProvider)) : served
 }
 
 /** Hints name the options of this API, not the CLI's flags. */
@@ -197,7 +207,7 @@ const withPath = (request: Request, pathAndQuery: string): Request => {
  * A start-up failure rejects with a `StartupError` (one plain line).
  */
 export const createFetchHandler = async (options: FetchHandlerOptions = {}) => {
-  const location = options.store ?? resolveStoreLocation(options)
+  const location = options.store ?? resolveStoreLocation(options, options.configProvider)
   const { runtime: core, value: runtime } = await openRuntime(() => ManagedRuntime.make(layerCoreOf(options, location)), (made) => made.runtime(), startupContext(location))
   const settings = Context.get(runtime.context, OAuthConfig)
   const web = HttpApiBuilder.toWebHandler(
@@ -240,7 +250,7 @@ export const createFetchHandler = async (options: FetchHandlerOptions = {}) => {
  * checked before the store is opened; a start-up failure rejects with a `StartupError`.
  */
 export const startServer = async (options: StoreOptions & ListenOptions = {}) => {
-  const location = options.store ?? resolveStoreLocation(options)
+  const location = options.store ?? resolveStoreLocation(options, options.configProvider)
   const listen = { host: options.host ?? "127.0.0.1", port: options.port ?? 3000 }
   const context = startupContext(location, listen)
   await checkPortFree(listen.host, listen.port).catch((error) => {

@@ -6,8 +6,9 @@ import {
   McpSessions,
   type McpToolset,
   OAuth,
+  loadConfig,
+  mcpSettings,
   OAuthConfig,
-  parseMcpToolsets,
   ResourceEngine,
   Tenancy
 } from "@erp/core"
@@ -18,23 +19,19 @@ import { limitCredential } from "./authentication.js"
 
 /** Browser origins allowed to call MCP over HTTP besides loopback ones and the public URL's; `*` allows every origin. */
 export class McpAllowedOrigins extends Context.Tag("erp/http/McpAllowedOrigins")<McpAllowedOrigins, ReadonlyArray<string> | "*">() {
-  /** `ERP_MCP_ALLOWED_ORIGINS`: comma-separated origins, or `*`. */
-  static readonly fromEnv = (given?: ReadonlyArray<string> | "*") => {
-    const raw = process.env.ERP_MCP_ALLOWED_ORIGINS?.trim()
-    const value = given ?? (raw === "*" ? "*" : (raw ?? "").split(",").map((origin) => origin.trim()).filter(Boolean))
-    return Layer.succeed(McpAllowedOrigins, value)
-  }
+  /** `given`, else `ERP_MCP_ALLOWED_ORIGINS` (comma-separated origins, or `*`) from the `ConfigProvider` in context. */
+  static readonly layerConfig = (given?: ReadonlyArray<string> | "*") =>
+    Layer.effect(McpAllowedOrigins, given === undefined ? loadConfig(mcpSettings.allowedOrigins.config) : Effect.succeed(given))
 }
 
-const toolsetsFromEnv = () => parseMcpToolsets(process.env.ERP_MCP_TOOLSETS, "ERP_MCP_TOOLSETS")
+/** `ERP_MCP_TOOLSETS`, read as a host starts, so that an unknown name stops the start (naming the valid ones) rather than the first MCP request. */
+const configuredToolsets = loadConfig(mcpSettings.toolsets.config)
 
 /** The toolsets MCP over HTTP serves (every tool when undefined). */
 export class McpToolsets extends Context.Tag("erp/http/McpToolsets")<McpToolsets, ReadonlyArray<McpToolset> | undefined>() {
-  /**
-   * `ERP_MCP_TOOLSETS`: comma-separated toolset names, read as the host starts, so that an unknown
-   * name stops the start (naming the valid ones) rather than the first MCP request.
-   */
-  static readonly fromEnv = (given?: ReadonlyArray<McpToolset>) => Layer.sync(McpToolsets, () => given ?? toolsetsFromEnv())
+  /** `given`, else `ERP_MCP_TOOLSETS` (comma-separated toolset names) from the `ConfigProvider` in context. */
+  static readonly layerConfig = (given?: ReadonlyArray<McpToolset>) =>
+    Layer.effect(McpToolsets, given === undefined ? configuredToolsets : Effect.succeed(given))
 }
 
 /**
@@ -57,10 +54,13 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
     const sessions = yield* McpSessions
     const limiter = yield* CredentialRateLimiter
     const config = yield* OAuthConfig
-    const configured = yield* Effect.serviceOption(McpAllowedOrigins)
+    // As provided, else read as the routes are built.
+    const providedOrigins = yield* Effect.serviceOption(McpAllowedOrigins)
+    const allowed = Option.isSome(providedOrigins) ? providedOrigins.value : yield* loadConfig(mcpSettings.allowedOrigins.config)
     const services = yield* Effect.runtime<ResourceEngine | Tenancy | OAuth>()
-    // As configured, else read as the routes are built (a host's start): a name that does not exist stops it.
-    const toolsets = Option.getOrElse(yield* Effect.serviceOption(McpToolsets), toolsetsFromEnv)
+    // As provided, else read as the routes are built (a host's start): a name that does not exist stops it.
+    const providedToolsets = yield* Effect.serviceOption(McpToolsets)
+    const toolsets = Option.isSome(providedToolsets) ? providedToolsets.value : yield* configuredToolsets
 
     const handler = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -91,7 +91,6 @@ export const layerMcpRoutes = HttpApiBuilder.Router.use((router) =>
         }
         body = read.right
       }
-      const allowed = configured._tag === "Some" ? configured.value : []
       // Only a configured public URL counts: one derived from Host is the attacker's own in a DNS-rebinding attack.
       const origins = allowed === "*" ? "*" : config.publicUrl ? [...allowed, new URL(config.publicUrl).origin] : allowed
       const response = yield* Effect.promise((signal) => {

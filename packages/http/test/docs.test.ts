@@ -1,3 +1,4 @@
+import { ALL_SETTINGS } from "@erp/core"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
@@ -29,13 +30,14 @@ describe("the documentation", () => {
     for (const file of sources) {
       for (const match of read(file).matchAll(/"([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)"|code: "([A-Z]+)"/g)) codes.add(match[1] ?? match[2])
     }
-    // Environment variables (ERP_…) are names of settings, not codes.
-    const undocumented = [...codes].filter((code) => !NOT_API_CODES.has(code) && !code.startsWith("ERP_") && !api.includes(`\`${code}\``))
+    // Environment variables (ERP_…, DATABASE_URL) are names of settings, not codes.
+    const settings = new Set(ALL_SETTINGS.map((setting) => setting.name))
+    const undocumented = [...codes].filter((code) => !NOT_API_CODES.has(code) && !code.startsWith("ERP_") && !settings.has(code) && !api.includes(`\`${code}\``))
     expect(codes.size).toBeGreaterThan(20)
     expect(undocumented).toEqual([])
   })
 
-  it.each(["README.md", "docs/api.md", "docs/architecture.md"])("%s links only to files of this repository that exist", (file) => {
+  it.each(["README.md", "docs/api.md", "docs/architecture.md", "docs/configuration.md"])("%s links only to files of this repository that exist", (file) => {
     const text = read(file)
     expect(text).not.toMatch(/\.\.\/shared|DESIGN\.md|integrations-api\.md/)
     const targets = [...text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)].map((match) => match[1]).filter((target) => !/^[a-z]+:/.test(target))

@@ -15,14 +15,13 @@ describe.each(storeKinds)("panel-only resources and their webhooks on %s", (kind
   let dispatcher: Fiber.RuntimeFiber<never, unknown>
 
   beforeAll(async () => {
-    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
-    host = await startTestHost(testStore(kind))
+    // The receiver listens on loopback.
+    host = await startTestHost(testStore(kind), { webhooks: { allowPrivate: true } })
     tenant = await host.createTenant("BR")
     receiver = await startReceiver()
     dispatcher = host.runtime.runFork(Layer.launch(layerWebhookDispatcher({ allowPrivate: true, pollMs: 50 })))
   })
   afterAll(async () => {
-    delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
     if (dispatcher) await host.runtime.runPromise(Fiber.interrupt(dispatcher))
     await receiver?.close()
     await host?.close()

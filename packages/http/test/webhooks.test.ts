@@ -51,6 +51,43 @@ const startSilentReceiver = async () => {
   }
 }
 
+/** On a host without ERP_WEBHOOKS_ALLOW_PRIVATE: private, loopback and http URLs are refused (core and HTTP, create and update), and unknown events. */
+const expectUnsafeUrlsRefused = async (host: TestHost) => {
+  const tenant = await host.createTenant("BR")
+  const admin = asOperator(await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(tenant.id))), "test")
+  const engine = <A>(f: (engine: ResourceEngine["Type"]) => Effect.Effect<A, unknown>) => host.run(Effect.flatMap(ResourceEngine, f) as Effect.Effect<A, never>)
+  for (const url of [
+    "https://10.0.0.1/hooks", "https://127.0.0.1/x", "https://169.254.169.254/latest", "https://[::1]/x", "https://localhost/x", "http://hooks.example.com/x",
+    "https://LOCALHOST./x", "https://[2002:7f00:1::]/x", "https://[64:ff9b::a9fe:a9fe]/x", "https://[::ffff:10.0.0.1]/x", "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x"
+  ]) {
+    const refused = await host.run(Effect.flip(Effect.flatMap(ResourceEngine, (e) => e.create(webhookEndpoints, admin, { url, events: ["*"] }))))
+    expect(refused, url).toMatchObject({ _tag: "Unprocessable", code: "WEBHOOK_URL_REFUSED" })
+  }
+  // Over HTTP: the spec's 422 body naming the field, and nothing written; an update is checked the same way.
+  const token = await adminAccessToken(host, tenant.id)
+  for (const url of ["https://LOCALHOST./x", "https://[2002:7f00:1::]/x", "https://10.0.0.1/hooks"]) {
+    const answer = await host.request("POST", "/webhook-endpoints", { token, body: { url, events: ["*"] } })
+    expect(answer.status, url).toBe(422)
+    expect(answer.body, url).toEqual({
+      status_code: 422, error: "Unprocessable Entity", code: "WEBHOOK_URL_REFUSED", message: expect.stringMatching(/^The webhook URL is refused: it must not point at/),
+      details: { fields: { url: [expect.stringMatching(/^must not point at/)] } }
+    })
+  }
+  expect((await host.request("GET", `/webhook-endpoints?url=${encodeURIComponent("https://LOCALHOST./x")}`, { token })).body.data).toEqual([])
+  const kept = await host.request("POST", "/webhook-endpoints", { token, body: { url: "https://hooks.example.com/kept", events: ["*"] } })
+  const moved = await host.request("PATCH", `/webhook-endpoints/${kept.body.id}`, { token, body: { url: "https://[2002:a9fe:a9fe::]/latest" } })
+  expect(moved.status).toBe(422)
+  expect(moved.body.code).toBe("WEBHOOK_URL_REFUSED")
+  expect((await host.request("GET", `/webhook-endpoints/${kept.body.id}`, { token })).body.url).toBe("https://hooks.example.com/kept")
+  expect((await host.request("DELETE", `/webhook-endpoints/${kept.body.id}`, { token })).status).toBe(204)
+  for (const events of [["nothing.create"], ["products.archive"], []]) {
+    const refused = await host.run(Effect.flip(Effect.flatMap(ResourceEngine, (e) => e.create(webhookEndpoints, admin, { url: "https://hooks.example.com/x", events }))))
+    expect(refused._tag, JSON.stringify(events)).toBe("InvalidRequest")
+  }
+  const accepted = await engine((e) => e.create(webhookEndpoints, admin, { url: "https://hooks.example.com/x", events: ["*"] })) as Record<string, any>
+  await engine((e) => e.remove(webhookEndpoints, admin, accepted.id))
+}
+
 /** Webhooks end to end: endpoints, signed deliveries verified by the `standardwebhooks` package, retries, 410, rotation, the log. */
 describe.each(storeKinds)("webhooks on %s", (kind) => {
   let host: TestHost
@@ -74,8 +111,8 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   const forEndpoint = (secret: string) => receiver.received.filter((entry) => entry.verifiedWith.includes(secret))
 
   beforeAll(async () => {
-    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
-    host = await startTestHost(testStore(kind))
+    // The receiver listens on loopback.
+    host = await startTestHost(testStore(kind), { webhooks: { allowPrivate: true } })
     tenant = await host.createTenant("BR")
     const owner = await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(tenant.id)))
     admin = asOperator(owner, "test")
@@ -83,11 +120,9 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   })
   afterEach(async () => {
     await Promise.all(dispatchers.splice(0).map((fiber) => host.runtime.runPromise(Fiber.interrupt(fiber))))
-    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
     receiver.answerWith(() => 200)
   })
   afterAll(async () => {
-    delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
     await receiver?.close()
     await host?.close()
   })
@@ -222,38 +257,15 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   })
 
   it("refuses private, loopback and http URLs without ERP_WEBHOOKS_ALLOW_PRIVATE, and unknown events", async () => {
-    delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
-    for (const url of [
-      "https://10.0.0.1/hooks", "https://127.0.0.1/x", "https://169.254.169.254/latest", "https://[::1]/x", "https://localhost/x", "http://hooks.example.com/x",
-      "https://LOCALHOST./x", "https://[2002:7f00:1::]/x", "https://[64:ff9b::a9fe:a9fe]/x", "https://[::ffff:10.0.0.1]/x", "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x"
-    ]) {
-      const refused = await host.run(Effect.flip(Effect.flatMap(ResourceEngine, (e) => e.create(webhookEndpoints, admin, { url, events: ["*"] }))))
-      expect(refused, url).toMatchObject({ _tag: "Unprocessable", code: "WEBHOOK_URL_REFUSED" })
+    // A host of its own: the one above allows private addresses, and the setting is read as a host starts.
+    const strict = await startTestHost(testStore(kind), { webhooks: { allowPrivate: false } })
+    try {
+      await expectUnsafeUrlsRefused(strict)
+    } finally {
+      await strict.close()
     }
-    // Over HTTP: the spec's 422 body naming the field, and nothing written; an update is checked the same way.
-    const token = await adminAccessToken(host, tenant.id)
-    for (const url of ["https://LOCALHOST./x", "https://[2002:7f00:1::]/x"]) {
-      const answer = await host.request("POST", "/webhook-endpoints", { token, body: { url, events: ["*"] } })
-      expect(answer.status, url).toBe(422)
-      expect(answer.body, url).toEqual({
-        status_code: 422, error: "Unprocessable Entity", code: "WEBHOOK_URL_REFUSED", message: expect.stringMatching(/^The webhook URL is refused: it must not point at/),
-        details: { fields: { url: [expect.stringMatching(/^must not point at/)] } }
-      })
-    }
-    expect((await host.request("GET", `/webhook-endpoints?url=${encodeURIComponent("https://LOCALHOST./x")}`, { token })).body.data).toEqual([])
-    const kept = await host.request("POST", "/webhook-endpoints", { token, body: { url: "https://hooks.example.com/kept", events: ["*"] } })
-    const moved = await host.request("PATCH", `/webhook-endpoints/${kept.body.id}`, { token, body: { url: "https://[2002:a9fe:a9fe::]/latest" } })
-    expect(moved.status).toBe(422)
-    expect(moved.body.code).toBe("WEBHOOK_URL_REFUSED")
-    expect((await host.request("GET", `/webhook-endpoints/${kept.body.id}`, { token })).body.url).toBe("https://hooks.example.com/kept")
-    expect((await host.request("DELETE", `/webhook-endpoints/${kept.body.id}`, { token })).status).toBe(204)
-    for (const events of [["nothing.create"], ["products.archive"], []]) {
-      const refused = await host.run(Effect.flip(Effect.flatMap(ResourceEngine, (e) => e.create(webhookEndpoints, admin, { url: "https://hooks.example.com/x", events }))))
-      expect(refused._tag, JSON.stringify(events)).toBe("InvalidRequest")
-    }
-    const accepted = await createEndpoint({ url: "https://hooks.example.com/x", events: ["*"] })
-    await engine((e) => e.remove(webhookEndpoints, admin, accepted.id))
   })
+
 
   it("delivers exactly the subscribed events, signed, to each endpoint, and none to others", async () => {
     const products = await createEndpoint({ url: receiver.url, events: ["products.*"] })
@@ -378,12 +390,8 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     expect(created.body.secret).toMatch(/^whsec_/)
     expect((await as("GET", `/webhook-endpoints/${created.body.id}`)).body.secret).toBeNull()
+    // Allowed on this host (ERP_WEBHOOKS_ALLOW_PRIVATE's option); the test above has a host refuse it.
     expect((await as("POST", "/webhook-endpoints", { url: "https://10.0.0.1/hooks", events: ["*"] })).status).toBe(201)
-    delete process.env.ERP_WEBHOOKS_ALLOW_PRIVATE
-    const refused = await as("POST", "/webhook-endpoints", { url: "https://10.0.0.1/hooks", events: ["*"] })
-    expect(refused.status).toBe(422)
-    expect(refused.body).toMatchObject({ status_code: 422, code: "WEBHOOK_URL_REFUSED", details: { fields: { url: [expect.stringMatching(/private/)] } } })
-    process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
 
     receiver.verifyWith([created.body.secret])
     startDispatcher()

@@ -1,15 +1,15 @@
 import { HttpServer } from "@effect/platform"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { describeStore, ensureDemoTenant, explainStartupFailure, firstStartBanner, layerCore, type StartupContext } from "@erp/core"
+import { cliSettings, describeStore, ensureDemoTenant, explainStartupFailure, firstStartBanner, layerCore, loadConfigSync, type StartupContext } from "@erp/core"
 import { checkPortFree, layerNodeServer } from "@erp/http"
 import { Effect, Layer } from "effect"
 import { CliFailure, reportFailure, storeFrom, type StoreFlags } from "../runtime.js"
-import { dispatcherOptionsFrom, layerWebhooksIf, type WebhookFlags } from "./worker.js"
+import { dispatcherOptionsFrom, layerWebhooksIf, type WebhookFlags, webhookSettingsFrom } from "./worker.js"
 
 /** The options of `erp serve` (declared in serve.ts, run here). */
 export interface ServeOptions {
-  readonly port: string
-  readonly host: string
+  readonly port?: string
+  readonly host?: string
   readonly publicUrl?: string
   readonly dynamicRegistration: boolean
   readonly trustProxy?: boolean
@@ -28,7 +28,10 @@ const parsePort = (value: string) => {
 export const runServe = async (options: ServeOptions, flags: StoreFlags) => {
   const webhooks = dispatcherOptionsFrom(options as ServeOptions & WebhookFlags)
   const store = storeFrom(flags)
-  const listen = { host: options.host, port: parsePort(options.port) }
+  const listen = {
+    host: options.host ?? loadConfigSync(cliSettings.host.config),
+    port: options.port !== undefined ? parsePort(options.port) : loadConfigSync(cliSettings.port.config)
+  }
   const context: StartupContext = { store, listen }
   // Before the store: a busy port should not cost a migration to find out.
   await checkPortFree(listen.host, listen.port).catch((error) => {
@@ -56,7 +59,7 @@ export const runServe = async (options: ServeOptions, flags: StoreFlags) => {
     return yield* Effect.never
   }).pipe(
     Effect.provide(Layer.suspend(() =>
-      Layer.merge(layerNodeServer({ ...listen, panel: options.panel }), layerWebhooksIf(options.webhooks, webhooks)).pipe(Layer.provideMerge(layerCore(store, { oauth })))
+      Layer.merge(layerNodeServer({ ...listen, panel: options.panel }), layerWebhooksIf(options.webhooks, webhooks)).pipe(Layer.provideMerge(layerCore(store, { oauth, webhooks: webhookSettingsFrom(options as ServeOptions & WebhookFlags) })))
     )),
     // A start-up failure is one plain line; SIGINT and SIGTERM interrupt (closing the store), which is no failure.
     Effect.catchAllCause((cause) => Effect.sync(() => reportFailure(explainStartupFailure(cause, context), flags.verbose === true)))

@@ -1,4 +1,4 @@
-import { type Command, Option } from "commander"
+import type { Command } from "commander"
 import type { StoreFlags } from "../runtime.js"
 import type { ServeOptions } from "./serve-run.js"
 
@@ -6,7 +6,7 @@ import type { ServeOptions } from "./serve-run.js"
 const EXAMPLES = `
 Environment: PORT, HOST, DATABASE_URL, ERP_DATA_DIR, ERP_PUBLIC_URL, ERP_DYNAMIC_REGISTRATION=false,
 ERP_TRUST_PROXY=true, ERP_JWT_* (an external identity provider), ERP_WEBHOOKS_ALLOW_PRIVATE=true,
-ERP_WEBHOOKS_LEASE_SECONDS; the options above win over them.
+ERP_WEBHOOKS_LEASE_SECONDS; the options above win over them. docs/configuration.md lists every variable.
 
 Examples:
   erp serve                                             # http://127.0.0.1:3000, embedded store in .erp-data/
@@ -22,8 +22,9 @@ export const registerServe = (program: Command) =>
   program
     .command("serve")
     .description("Start the HTTP host (checks the port, then migrates the store and loads catalogs)")
-    .addOption(new Option("--port <port>", "Port to listen on, 0 for any free one").default(process.env.PORT ?? "3000", "PORT, else 3000"))
-    .addOption(new Option("--host <host>", "Address to bind").default(process.env.HOST ?? "127.0.0.1", "HOST, else 127.0.0.1"))
+    // No commander defaults: PORT and HOST are read through the configuration when the command runs.
+    .option("--port <port>", "Port to listen on, 0 for any free one (default: PORT, else 3000)")
+    .option("--host <host>", "Address to bind (default: HOST, else 127.0.0.1)")
     .option("--public-url <url>", "Public base URL, the OAuth issuer (default ERP_PUBLIC_URL, else each request's Host)")
     .option("--no-dynamic-registration", "Refuse OAuth dynamic client registration (RFC 7591)")
     .option("--trust-proxy", "Per-IP limits read the last X-Forwarded-For entry, the one your proxy appended (only behind one; default ERP_TRUST_PROXY)")

@@ -2,6 +2,7 @@ import { operatorPrincipal, ResourceEngine, sendTestEvent, webhookEndpoints } fr
 import { type Command } from "commander"
 import { Effect } from "effect"
 import { CliFailure, printJson, runWithCore, type StoreFlags } from "../runtime.js"
+import { webhookSettingsFrom } from "./worker.js"
 
 interface TenantOption {
   readonly tenant: string
@@ -126,8 +127,7 @@ Examples:
     .option("--allow-private-webhooks", "Allow http and private addresses (ERP_WEBHOOKS_ALLOW_PRIVATE=true)")
     .option("--json", "Print { status_code, latency_ms, error, response_body } as JSON")
     .action(async (id: string, options: TenantOption & { allowPrivateWebhooks?: boolean }, command: Command) => {
-      if (options.allowPrivateWebhooks) process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
-      const result = await runWithCore(command.optsWithGlobals<StoreFlags>(), sendTestEvent(options.tenant, id))
+      const result = await runWithCore(command.optsWithGlobals<StoreFlags>(), sendTestEvent(options.tenant, id), { webhooks: webhookSettingsFrom(options) })
       const answer = { status_code: result.statusCode, latency_ms: result.latencyMs, error: result.error, response_body: result.body }
       if (options.json) printJson(answer)
       else process.stdout.write(result.error ? `Failed after ${result.latencyMs} ms: ${result.error}\n` : `Answered ${result.statusCode} in ${result.latencyMs} ms\n`)

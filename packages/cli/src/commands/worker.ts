@@ -1,5 +1,5 @@
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { describeStore, type DispatcherOptions, explainStartupFailure, layerCore, layerWebhookDispatcher, type StartupContext } from "@erp/core"
+import { describeStore, type DispatcherOptions, explainStartupFailure, layerCore, layerWebhookDispatcher, type StartupContext, type WebhookSettingsShape } from "@erp/core"
 import { type Command } from "commander"
 import { Effect, Layer } from "effect"
 import { CliFailure, reportFailure, storeFrom, type StoreFlags } from "../runtime.js"
@@ -16,19 +16,14 @@ const positive = (name: string, value: string | undefined): number | undefined =
   return number
 }
 
-/**
- * The dispatcher's settings from the flags and the environment. `--allow-private-webhooks`
- * also sets `ERP_WEBHOOKS_ALLOW_PRIVATE`, which the endpoint rules read when URLs are written.
- */
+/** The dispatcher's settings from the flags; the rest it reads from the configuration (ERP_WEBHOOKS_LEASE_SECONDS). */
 export const dispatcherOptionsFrom = (flags: WebhookFlags): DispatcherOptions => {
-  if (flags.allowPrivateWebhooks) process.env.ERP_WEBHOOKS_ALLOW_PRIVATE = "true"
-  const lease = positive("ERP_WEBHOOKS_LEASE_SECONDS", process.env.ERP_WEBHOOKS_LEASE_SECONDS)
   const concurrency = positive("--concurrency", flags.concurrency)
-  return {
-    ...(lease ? { leaseMs: lease * 1000 } : {}),
-    ...(concurrency ? { concurrency } : {})
-  }
+  return concurrency ? { concurrency } : {}
 }
+
+/** `--allow-private-webhooks` wins over ERP_WEBHOOKS_ALLOW_PRIVATE, for the endpoint rules and the dispatcher alike. */
+export const webhookSettingsFrom = (flags: WebhookFlags): Partial<WebhookSettingsShape> => (flags.allowPrivateWebhooks ? { allowPrivate: true } : {})
 
 export const layerWebhooksIf = (enabled: boolean, options: DispatcherOptions) => (enabled ? layerWebhookDispatcher(options) : Layer.empty)
 
@@ -40,7 +35,7 @@ export const registerWorker = (program: Command) =>
     .option("--allow-private-webhooks", "Webhook URLs may be http and private or loopback addresses: development and tests only (ERP_WEBHOOKS_ALLOW_PRIVATE=true)")
     .addHelpText("after", `
 Environment: DATABASE_URL, ERP_SECRET_KEY, ERP_WEBHOOKS_ALLOW_PRIVATE=true, ERP_WEBHOOKS_LEASE_SECONDS (default 60:
-how long a claimed delivery stays with a worker that stopped answering).
+how long a claimed delivery stays with a worker that stopped answering); docs/configuration.md lists every variable.
 
 Examples:
   erp worker --database-url postgres://user:pw@db/erp     # beside "erp serve --no-webhooks" hosts
@@ -55,7 +50,7 @@ Examples:
         yield* Effect.sync(() => process.stdout.write(`erp worker sending webhooks (${describeStore(store)})\n`))
         return yield* Effect.never
       }).pipe(
-        Effect.provide(Layer.suspend(() => layerWebhookDispatcher(dispatcher).pipe(Layer.provideMerge(layerCore(store))))),
+        Effect.provide(Layer.suspend(() => layerWebhookDispatcher(dispatcher).pipe(Layer.provideMerge(layerCore(store, { webhooks: webhookSettingsFrom(options) }))))),
         // SIGINT and SIGTERM interrupt: attempts in flight finish (or are released) and the store closes.
         Effect.catchAllCause((cause) => Effect.sync(() => reportFailure(explainStartupFailure(cause, context), flags.verbose === true)))
       )

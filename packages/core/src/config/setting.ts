@@ -38,7 +38,7 @@ const present = (name: string): Config.Config<string> =>
 const parsed = <A>(name: string, kind: Kind<A>): Config.Config<A> =>
   present(name).pipe(Config.mapOrFail((text) => Either.mapLeft(kind.parse(text, name), (message) => ConfigError.InvalidData([name], message))))
 
-/** A variable with a default, taken when it is unset or blank; `shown` is the default as the table writes it (default `String(value)`). */
+/** A variable with a default, taken when it is unset or blank; `shown` is the default as the table writes it (default: the value as code). */
 export const setting = <A>(
   name: string,
   kind: Kind<A>,
@@ -46,7 +46,7 @@ export const setting = <A>(
 ): Setting<A> => ({
   name,
   type: kind.type,
-  default: options.shown ?? String(options.default),
+  default: options.shown ?? `\`${String(options.default)}\``,
   description: options.description,
   config: parsed(name, kind).pipe(Config.withDefault(options.default), Config.withDescription(options.description))
 })
@@ -86,7 +86,7 @@ export const flag: Kind<boolean> = {
     const word = text.toLowerCase()
     if (TRUE.includes(word)) return Either.right(true)
     if (FALSE.includes(word)) return Either.right(false)
-    return Either.left(`${name} must be one of ${[...TRUE, ...FALSE].join(", ")}; got "${text}"`)
+    return Either.left(`${name} must be true, false, 1, 0, yes or no; got "${text}"`)
   }
 }
 

@@ -117,7 +117,7 @@ export const oauthSettings = {
   }),
   jwtAlgorithms: setting("ERP_JWT_ALGORITHMS", list, {
     default: ["RS256", "ES256"],
-    shown: "RS256,ES256",
+    shown: "`RS256,ES256`",
     description: "The signature algorithms its JWTs may use (`none` and HMAC never are)."
   }),
   jwtUserClaim: setting("ERP_JWT_USER_CLAIM", text, {
@@ -179,12 +179,14 @@ export const cliSettings = {
   })
 }
 
-/** Every variable, in the order the configuration table lists them. */
-export const ALL_SETTINGS: ReadonlyArray<Setting<unknown>> = [
+/** The variables the core and the hosts read (all but the command line's own). */
+export const CORE_SETTINGS: ReadonlyArray<Setting<unknown>> = [
   ...Object.values(storeSettings),
   ...Object.values(secretKeySettings),
   ...Object.values(oauthSettings),
   ...Object.values(mcpSettings),
-  ...Object.values(webhookSettings),
-  ...Object.values(cliSettings)
+  ...Object.values(webhookSettings)
 ]
+
+/** Every variable, in the order the configuration table lists them. */
+export const ALL_SETTINGS: ReadonlyArray<Setting<unknown>> = [...CORE_SETTINGS, ...Object.values(cliSettings)]

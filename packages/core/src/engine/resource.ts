@@ -3,6 +3,7 @@ import type { Action, Principal } from "../auth/principal.js"
 import type { CatalogLookup } from "../catalogs/lookup.js"
 import type { TaxEngine } from "../tax/engine.js"
 import type { SecretBox } from "../secrets/secret-box.js"
+import type { WebhookSettings } from "../webhooks/settings.js"
 import type { Conflict, Forbidden, InvalidRequest, NotFound, PreconditionFailed, Unprocessable } from "../errors.js"
 import { type AnyField, type ColumnType, FILTER_TYPE, type Fields, type RecordOf, type ResourceRef } from "./field.js"
 import type { FilterField } from "./fields.js"
@@ -34,8 +35,8 @@ export interface WriteContext {
  */
 export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound | Forbidden | PreconditionFailed | NeedsTransaction
 
-/** Services the engine offers to write rules (catalog matching, references, the tax engine; sealing a secret the record keeps). */
-export type WriteServices = CatalogLookup | TaxEngine | SecretBox
+/** Services the engine offers to write rules (catalog matching, references, the tax engine; sealing a secret the record keeps; the webhook settings a URL is checked by). */
+export type WriteServices = CatalogLookup | TaxEngine | SecretBox | WebhookSettings
 
 /** One child of a collection while a write is being prepared. */
 export interface ChildDraft {

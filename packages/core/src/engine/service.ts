@@ -1,9 +1,6 @@
 import { Context, Effect, Fiber, Layer, Option } from "effect"
 import { authorize, can, forbidden, type Principal } from "../auth/principal.js"
 import { traced } from "../traced.js"
-import { CatalogLookup } from "../catalogs/lookup.js"
-import type { TaxEngine } from "../tax/engine.js"
-import { SecretBox } from "../secrets/secret-box.js"
 import { type Conflict, type FieldErrors, type PreconditionFailed, type Forbidden, invalid, type InvalidRequest, NotFound, type Unprocessable, unprocessable } from "../errors.js"
 import { Conflict as ConflictError } from "../errors.js"
 import { CursorSecret, encodeCursor } from "./cursor.js"
@@ -29,7 +26,8 @@ import {
   present,
   type ResourceAction,
   type Row,
-  type WriteContext
+  type WriteContext,
+  type WriteServices
 } from "./resource.js"
 import { checkEditable, checkTransition, stateOf } from "./status.js"
 import { checkPrecondition, type Precondition } from "./etag.js"
@@ -245,7 +243,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
     options?: WriteOptions
   ) => Effect.Effect<unknown, WriteError>
 }>() {
-  static readonly layer: Layer.Layer<ResourceEngine, never, ResourceRepository | UnitsOfWork | CursorSecret | CatalogLookup | TaxEngine | SecretBox> =
+  static readonly layer: Layer.Layer<ResourceEngine, never, ResourceRepository | UnitsOfWork | CursorSecret | WriteServices> =
     Layer.effect(
       ResourceEngine,
       Effect.gen(function* () {
@@ -260,7 +258,7 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
          * operation: for a while theirs start in one, rather than repeating reads a second attempt redoes.
          */
         const needsTransaction = new RecentlyRaced()
-        const services = yield* Effect.context<CatalogLookup | TaxEngine | SecretBox>()
+        const services = yield* Effect.context<WriteServices>()
 
         /**
          * A list page: the query, the keyset read (`fetch`, one row more than the limit tells whether

@@ -1,4 +1,6 @@
-import { Context, type Effect } from "effect"
+import { Context, Effect } from "effect"
+import { InvalidSetting, loadConfig } from "../config/load.js"
+import { mcpSettings } from "../config/variables.js"
 
 /**
  * MCP sessions (Streamable HTTP), kept in the store so any host behind a load balancer
@@ -17,12 +19,13 @@ export class McpSessions extends Context.Tag("erp/core/McpSessions")<McpSessions
   readonly close: (id: string) => Effect.Effect<boolean>
 }>() {}
 
-/** One hour, as the MCP authorization guidance suggests for idle sessions; `ERP_MCP_SESSION_IDLE_SECONDS` changes it. */
-export const DEFAULT_MCP_SESSION_IDLE_SECONDS = 3600
-
-export const mcpSessionIdleSeconds = (given: number | undefined): number => {
-  const fromEnv = Number(process.env.ERP_MCP_SESSION_IDLE_SECONDS)
-  const value = given ?? (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : DEFAULT_MCP_SESSION_IDLE_SECONDS)
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`The MCP session idle time must be a positive number of seconds, got ${value}`)
-  return value
+/**
+ * How long an unused session lives: `given` (an embedding app's option), else
+ * `ERP_MCP_SESSION_IDLE_SECONDS` (one hour by default, as the MCP authorization guidance suggests).
+ */
+export const mcpSessionIdleSeconds = (given: number | undefined): Effect.Effect<number, InvalidSetting> => {
+  if (given === undefined) return loadConfig(mcpSettings.sessionIdleSeconds.config)
+  return Number.isInteger(given) && given > 0
+    ? Effect.succeed(given)
+    : Effect.fail(new InvalidSetting(`The MCP session idle time must be a positive number of seconds, got ${given}`))
 }

@@ -1,6 +1,8 @@
 import type * as SqlClient from "@effect/sql/SqlClient"
-import type { Layer } from "effect"
+import { Config, type ConfigProvider, type Layer, Option, Redacted } from "effect"
 import * as path from "node:path"
+import { loadConfigSync } from "../config/load.js"
+import { storeSettings } from "../config/variables.js"
 import { layerPglite } from "./pglite.js"
 import type { StatementRunner } from "./direct-statements.js"
 import { layerPostgres, type StoreLimits } from "./postgres.js"
@@ -12,11 +14,20 @@ export type StoreLocation =
   /** Without `dataDir` the store lives in memory; `loadDataDir` starts it from a dump (tests clone a template so). */
   | { readonly kind: "pglite"; readonly dataDir?: string; readonly loadDataDir?: Blob }
 
-/** `--database-url`, then `DATABASE_URL`, else the embedded store in `ERP_DATA_DIR` or `.erp-data/`. */
-export const resolveStoreLocation = (options: { databaseUrl?: string | undefined; dataDir?: string | undefined } = {}): StoreLocation => {
-  const url = options.databaseUrl ?? process.env.DATABASE_URL
+const configuredStore = Config.all({ databaseUrl: storeSettings.databaseUrl.config, dataDir: storeSettings.dataDir.config })
+
+/**
+ * `--database-url`, then `DATABASE_URL`, else the embedded store in `--data-dir`, `ERP_DATA_DIR`
+ * or `.erp-data/`. The variables are read through `provider` (the environment unless given).
+ */
+export const resolveStoreLocation = (
+  options: { databaseUrl?: string | undefined; dataDir?: string | undefined } = {},
+  provider?: ConfigProvider.ConfigProvider
+): StoreLocation => {
+  const configured = loadConfigSync(configuredStore, provider)
+  const url = options.databaseUrl ?? Option.getOrUndefined(Option.map(configured.databaseUrl, Redacted.value))
   if (url) return { kind: "postgres", url }
-  return { kind: "pglite", dataDir: path.resolve(options.dataDir ?? process.env.ERP_DATA_DIR ?? ".erp-data") }
+  return { kind: "pglite", dataDir: path.resolve(options.dataDir ?? configured.dataDir) }
 }
 
 export const describeStore = (location: StoreLocation): string =>

@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Layer } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { Authenticator } from "../auth/authenticator.js"
 import { CursorSecret } from "../engine/cursor.js"
 import { ResourceEngine } from "../engine/service.js"
@@ -25,6 +25,9 @@ import { layerSigningKeys } from "./signing-keys.js"
 import { randomBytes } from "node:crypto"
 import { layerMcpSessionsSql } from "./mcp-sessions.js"
 import { TenantGate, type TenantGateSettings } from "./tenant-gate.js"
+import { loadConfig } from "../config/load.js"
+import { CORE_SETTINGS } from "../config/variables.js"
+import { WebhookSettings, type WebhookSettingsShape } from "../webhooks/settings.js"
 
 /** Migrations applied, and the catalogs loaded the first time the store is opened. */
 export const layerMigrated = Layer.effectDiscard(
@@ -55,9 +58,9 @@ export const layerCursorSecret = Layer.effect(
 )
 
 /** Every core service over an open, migrated store. */
-export const layerServices = (oauth: Partial<OAuthSettings> = {}, taxEngine: Layer.Layer<TaxEngine> = builtInTaxEngine, mcp: CoreOptions["mcp"] = {}) =>
+export const layerServices = (options: Pick<CoreOptions, "oauth" | "taxEngine" | "mcp" | "webhooks"> = {}) =>
   Layer.mergeAll(ResourceEngine.layer, Authenticator.layer, layerEventRetention).pipe(
-    Layer.provideMerge(taxEngine),
+    Layer.provideMerge(options.taxEngine ?? builtInTaxEngine),
     Layer.provideMerge(layerOAuth),
     Layer.provideMerge(
       Layer.mergeAll(
@@ -70,8 +73,9 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}, taxEngine: Lay
         layerIdempotencyKeysSql,
         layerCredentialRateLimiterSql,
         layerSigningKeys,
-        layerMcpSessionsSql(mcp.sessionIdleSeconds),
-        OAuthConfig.layer(oauth)
+        layerMcpSessionsSql(options.mcp?.sessionIdleSeconds),
+        OAuthConfig.layer(options.oauth),
+        WebhookSettings.layer(options.webhooks)
       )
     ),
     // Secrets are sealed (or sealed again under a new key) before any service reads one.
@@ -79,8 +83,19 @@ export const layerServices = (oauth: Partial<OAuthSettings> = {}, taxEngine: Lay
     Layer.provideMerge(layerMigrated)
   )
 
+/**
+ * Every setting the core reads, read before anything opens: a value it cannot use stops the
+ * start in one line, not after the store was opened and migrated.
+ */
+const layerSettingsChecked = Layer.effectDiscard(loadConfig(Config.all(CORE_SETTINGS.map((entry) => entry.config))))
+
+/**
+ * What an embedding app (or the CLI's flags) sets, winning over the configuration. The rest is
+ * read through the `ConfigProvider` in context: the environment, unless the app provides its own
+ * (`Layer.setConfigProvider`, or `configProvider` of `createFetchHandler`).
+ */
 export interface CoreOptions {
-  /** OAuth settings beyond those taken from the environment (ERP_PUBLIC_URL, ERP_JWT_*, …). */
+  /** OAuth settings beyond the configured ones (ERP_PUBLIC_URL, ERP_JWT_*, …). */
   readonly oauth?: Partial<OAuthSettings>
   /** The key sealing stored secrets (32 bytes, base64 or hex); default `ERP_SECRET_KEY`. */
   readonly secretKey?: string
@@ -90,8 +105,10 @@ export interface CoreOptions {
   readonly taxEngine?: Layer.Layer<TaxEngine>
   /** MCP over HTTP: how long an unused session lives (default `ERP_MCP_SESSION_IDLE_SECONDS` or one hour). */
   readonly mcp?: { readonly sessionIdleSeconds?: number }
-  /** Turns per tenant in the store, beyond the environment's (ERP_TENANT_CONCURRENCY, ERP_TENANT_QUEUE_MS). */
+  /** Turns per tenant in the store, beyond the configured ones (ERP_TENANT_CONCURRENCY, ERP_TENANT_QUEUE_MS). */
   readonly tenantGate?: Partial<TenantGateSettings>
+  /** Webhook settings beyond the configured ones (ERP_WEBHOOKS_ALLOW_PRIVATE, ERP_WEBHOOKS_LEASE_SECONDS). */
+  readonly webhooks?: Partial<WebhookSettingsShape>
 }
 
 /**
@@ -100,13 +117,10 @@ export interface CoreOptions {
  * migrates it, and provides the services, the `SqlClient` and the `SecretBox`.
  */
 export const layerCore = (location: StoreLocation, options: CoreOptions = {}) =>
-  layerServices(options.oauth, options.taxEngine, options.mcp).pipe(
+  layerServices(options).pipe(
     // The embedded store runs one statement at a time: more turns per tenant would only queue there.
     Layer.provideMerge(TenantGate.layer({ defaultConcurrency: location.kind === "postgres" ? 4 : 1, oneSession: location.kind !== "postgres", ...options.tenantGate })),
     Layer.provideMerge(layerStore(location)),
-    Layer.provideMerge(layerSecretBox(location, {
-      ...process.env,
-      ...(options.secretKey !== undefined ? { ERP_SECRET_KEY: options.secretKey } : {}),
-      ...(options.previousSecretKey !== undefined ? { ERP_SECRET_KEY_PREVIOUS: options.previousSecretKey } : {})
-    }))
+    Layer.provideMerge(layerSecretBox(location, options)),
+    Layer.provideMerge(layerSettingsChecked)
   )

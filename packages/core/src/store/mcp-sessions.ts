@@ -17,7 +17,7 @@ export const layerMcpSessionsSql = (idleSeconds?: number) =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const direct = yield* makeDirect
-      const idle = mcpSessionIdleSeconds(idleSeconds)
+      const idle = yield* mcpSessionIdleSeconds(idleSeconds)
       return McpSessions.of({
         idleSeconds: idle,
         open: ({ owner, clientName, protocolVersion }) =>

@@ -2,9 +2,12 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, FiberRef, Layer, Stream } from "effect"
+import { Context, Effect, Either, FiberRef, Layer, Stream } from "effect"
 import * as path from "node:path"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import { InvalidSetting, loadConfig } from "../config/load.js"
+import { memorySize } from "../config/setting.js"
+import { storeSettings } from "../config/variables.js"
 import { embeddedSocketAnswers, serveEmbeddedSocket, SOCKET_PORT, socketFolder } from "./embedded-socket.js"
 import { acquireDataDirLock, DataDirLocked } from "./lock.js"
 import { StatementRunner } from "./direct-statements.js"
@@ -23,33 +26,27 @@ export interface PgliteOptions {
   readonly serveSocket?: boolean
   /** The store template a new `dataDir` starts as a copy of (default: the one `npm run build` makes, when present); false for none. */
   readonly template?: string | false
-  /** PostgreSQL's buffer pool, e.g. `64MB` (default `ERP_EMBEDDED_SHARED_BUFFERS`, else 32MB). */
+  /** PostgreSQL's buffer pool, e.g. `64MB` (default `ERP_EMBEDDED_SHARED_BUFFERS`). */
   readonly sharedBuffers?: string
 }
 
-/**
- * PostgreSQL's own default is 128MB. PGlite zeroes the whole of PostgreSQL's shared memory each
- * time it opens a store, and the process keeps it: at 128MB that was a fifth of a host's start
- * (0.3 s here) and 100 MB of its memory. A store that outgrows 32MB of hot pages still reads the
- * rest from the operating system's file cache.
- */
-const DEFAULT_SHARED_BUFFERS = "32MB"
-
-const sharedBuffersOf = (options: PgliteOptions): string => {
-  const text = (options.sharedBuffers ?? process.env.ERP_EMBEDDED_SHARED_BUFFERS ?? "").trim()
-  if (text === "") return DEFAULT_SHARED_BUFFERS
-  if (!/^[1-9]\d*(kB|MB|GB)$/.test(text)) throw new Error(`The embedded store's buffer pool (sharedBuffers, or ERP_EMBEDDED_SHARED_BUFFERS) must be a size such as 32MB (kB, MB or GB), got "${text}"`)
-  return text
+/** The buffer pool asked for: the option, checked as `ERP_EMBEDDED_SHARED_BUFFERS` is, else that setting. */
+const sharedBuffersOf = (options: PgliteOptions): Effect.Effect<string, InvalidSetting> => {
+  const given = options.sharedBuffers?.trim()
+  if (!given) return loadConfig(storeSettings.embeddedSharedBuffers.config)
+  return Either.match(memorySize.parse(given, "The embedded store's buffer pool (sharedBuffers)"), {
+    onLeft: (message) => Effect.fail(new InvalidSetting(message)),
+    onRight: Effect.succeed
+  })
 }
 
 /**
  * Opens the store in a thread of its own (pglite-thread.ts): a statement runs there, never in
  * this thread, which stays free for HTTP, /health and timers while one runs.
  */
-export const openPglite = (options: PgliteOptions) => {
+export const openPglite = (options: PgliteOptions) =>
   // Checked before anything opens: a size PostgreSQL would not take is the caller's mistake, told in one line.
-  const sharedBuffers = sharedBuffersOf(options)
-  return Effect.acquireRelease(
+  Effect.flatMap(sharedBuffersOf(options), (sharedBuffers) => Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
         // Started first: the thread loads PGlite while this one copies the template.
@@ -72,8 +69,7 @@ export const openPglite = (options: PgliteOptions) => {
       catch: (cause) => new SqlError({ cause, message: `Could not open the embedded store: ${String(cause)}` })
     }),
     (thread) => Effect.promise(() => thread.close())
-  )
-}
+  ))
 
 type Rows = ReadonlyArray<Record<string, unknown>>
 

@@ -1,44 +1,35 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect, Layer } from "effect"
+import { Config, Effect, Layer } from "effect"
 import pg from "pg"
+import { loadConfig } from "../config/load.js"
+import { storeSettings } from "../config/variables.js"
 import { poolRunner, type PreparedStatements, StatementRunner } from "./direct-statements.js"
 import { pgTypeParser as getTypeParser } from "./types.js"
 
 /** How much of PostgreSQL one host may take, and for how long one statement may run. */
 export interface StoreLimits {
-  /** Connections in the pool (`ERP_DB_POOL_SIZE`, default 10). */
+  /** Connections in the pool (`ERP_DB_POOL_SIZE`). */
   readonly poolSize: number
-  /** Longest wait for a free connection before 503 `STORE_BUSY` (`ERP_DB_POOL_WAIT_MS`, default 3,000). */
+  /** Longest wait for a free connection before 503 `STORE_BUSY` (`ERP_DB_POOL_WAIT_MS`). */
   readonly poolWaitMs: number
-  /** Longest a statement may run before PostgreSQL cancels it: 503 `STATEMENT_TIMEOUT` (`ERP_STATEMENT_TIMEOUT_MS`, default 5,000). */
+  /** Longest a statement may run before PostgreSQL cancels it: 503 `STATEMENT_TIMEOUT` (`ERP_STATEMENT_TIMEOUT_MS`). */
   readonly statementTimeoutMs: number
   /**
    * Statement texts of fixed shape (a record read or written by id) kept prepared on each
-   * connection once run twice (`ERP_PREPARED_STATEMENTS`, default 100; 0 turns it off, for a
+   * connection once run twice (`ERP_PREPARED_STATEMENTS`; 0 turns it off, for a
    * pooler in transaction mode that does not carry prepared statements).
    */
   readonly preparedStatements: number
 }
 
-/** A whole number from the environment, at least `least`; the fallback when unset. */
-const wholeNumber = (name: string, fallback: number, least = 1): number => {
-  const text = process.env[name]
-  if (text === undefined || text.trim() === "") return fallback
-  const value = Number(text)
-  if (!Number.isInteger(value) || value < least) {
-    throw new Error(`${name} must be a ${least === 1 ? "positive whole number" : `whole number (${least} or more)`}, got "${text}"`)
-  }
-  return value
-}
-
-/** The limits from the environment, each with its default. */
-export const storeLimitsFromEnv = (): StoreLimits => ({
-  poolSize: wholeNumber("ERP_DB_POOL_SIZE", 10),
-  poolWaitMs: wholeNumber("ERP_DB_POOL_WAIT_MS", 3_000),
-  statementTimeoutMs: wholeNumber("ERP_STATEMENT_TIMEOUT_MS", 5_000),
-  preparedStatements: wholeNumber("ERP_PREPARED_STATEMENTS", 100, 0)
+/** The limits from the configuration, each with its default. */
+export const storeLimitsConfig: Config.Config<StoreLimits> = Config.all({
+  poolSize: storeSettings.poolSize.config,
+  poolWaitMs: storeSettings.poolWaitMs.config,
+  statementTimeoutMs: storeSettings.statementTimeoutMs.config,
+  preparedStatements: storeSettings.preparedStatements.config
 })
 
 /**
@@ -46,20 +37,21 @@ export const storeLimitsFromEnv = (): StoreLimits => ({
  * connection carries the statement timeout, and a transaction left idle is ended after
  * twice that, so no request holds a connection while it waits on anything else.
  */
-export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, applicationName = "erp"): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> => {
-  const settings = { ...storeLimitsFromEnv(), ...limits }
-  return layerPgPool({
-    connectionString: url,
-    max: settings.poolSize,
-    connectionTimeoutMillis: settings.poolWaitMs,
-    statement_timeout: settings.statementTimeoutMs,
-    idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
-    // No JIT: a statement that builds a thousand records in JSON (an export's range) is estimated
-    // costly enough to be compiled first, which took 2.4 s; the API's statements never gain from it.
-    options: "-c jit=off",
-    application_name: applicationName
-  }, "PgClient: Failed to connect", settings.preparedStatements > 0 ? { most: settings.preparedStatements, after: 2 } : undefined)
-}
+export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, applicationName = "erp"): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
+  Layer.unwrapEffect(Effect.map(loadConfig(storeLimitsConfig), (configured) => {
+    const settings = { ...configured, ...limits }
+    return layerPgPool({
+      connectionString: url,
+      max: settings.poolSize,
+      connectionTimeoutMillis: settings.poolWaitMs,
+      statement_timeout: settings.statementTimeoutMs,
+      idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
+      // No JIT: a statement that builds a thousand records in JSON (an export's range) is estimated
+      // costly enough to be compiled first, which took 2.4 s; the API's statements never gain from it.
+      options: "-c jit=off",
+      application_name: applicationName
+    }, "PgClient: Failed to connect", settings.preparedStatements > 0 ? { most: settings.preparedStatements, after: 2 } : undefined)
+  }))
 
 /**
  * A `SqlClient` over a node-postgres pool with our value parsing, and the pool's

@@ -1,4 +1,6 @@
-import { Context, Data, Effect, Layer } from "effect"
+import { Config, Context, Data, Effect, Layer, Option } from "effect"
+import { loadConfig } from "../config/load.js"
+import { storeSettings } from "../config/variables.js"
 import { SessionOwner } from "./session-turns.js"
 
 /** Too many of one tenant's requests are in the store at once, and the wait for a turn ran out. */
@@ -7,17 +9,11 @@ export class TenantBusy extends Data.TaggedError("TenantBusy")<{ readonly concur
 export interface TenantGateSettings {
   /** Requests of one tenant in the store at once (`ERP_TENANT_CONCURRENCY`). */
   readonly concurrency: number
-  /** Longest a request waits for its tenant's turn before 429 (`ERP_TENANT_QUEUE_MS`, default 10,000). */
+  /** Longest a request waits for its tenant's turn before 429 (`ERP_TENANT_QUEUE_MS`). */
   readonly waitMs: number
 }
 
-const fromEnv = (name: string, fallback: number): number => {
-  const text = process.env[name]
-  if (text === undefined || text.trim() === "") return fallback
-  const value = Number(text)
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive whole number, got "${text}"`)
-  return value
-}
+const fromConfig = Config.all({ concurrency: storeSettings.tenantConcurrency.config, waitMs: storeSettings.tenantQueueMs.config })
 
 /** A request waiting for a turn: handed one when a turn ends (`granted`), or refused once `deadline` passes. */
 interface Waiter {
@@ -52,10 +48,10 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
    * (`SessionOwner`), so its statements queue behind its own tenant's, not behind everyone's.
    */
   static readonly layer = (options: Partial<TenantGateSettings> & { readonly defaultConcurrency: number; readonly oneSession?: boolean }) =>
-    Layer.sync(TenantGate, () => {
+    Layer.effect(TenantGate, Effect.map(loadConfig(fromConfig), (configured) => {
       const settings: TenantGateSettings = {
-        concurrency: options.concurrency ?? fromEnv("ERP_TENANT_CONCURRENCY", options.defaultConcurrency),
-        waitMs: options.waitMs ?? fromEnv("ERP_TENANT_QUEUE_MS", 10_000)
+        concurrency: options.concurrency ?? Option.getOrElse(configured.concurrency, () => options.defaultConcurrency),
+        waitMs: options.waitMs ?? configured.waitMs
       }
       const gates = new Map<string, Gate>()
       const busy = new TenantBusy({ concurrency: settings.concurrency, waitMs: settings.waitMs })
@@ -143,5 +139,5 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
         ? <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> => inTurn(tenantId, Effect.locally(effect, SessionOwner, tenantId))
         : inTurn
       return { settings, run }
-    })
+    }))
 }

@@ -6,7 +6,8 @@ import { SecretBox } from "../secrets/secret-box.js"
 import { signingSecrets } from "./endpoints.js"
 import { send, type SendResult } from "./send.js"
 import { deliveryHeaders } from "./test-event.js"
-import { allowPrivateWebhooks, urlProblem } from "./url-safety.js"
+import { urlProblem } from "./url-safety.js"
+import { WebhookSettings } from "./settings.js"
 
 /** After a failed attempt n, the next comes this long later; after the last, the delivery has failed (10 attempts in about 3.5 days). */
 export const RETRY_DELAYS_MS: ReadonlyArray<number> = [
@@ -25,13 +26,13 @@ export interface DispatcherOptions {
   readonly concurrency?: number
   /** How often to look for due deliveries when there were none (default 1 s). */
   readonly pollMs?: number
-  /** How long a claim holds; expired, another worker takes the delivery (default 60 s). */
+  /** How long a claim holds; expired, another worker takes the delivery (default `ERP_WEBHOOKS_LEASE_SECONDS`). */
   readonly leaseMs?: number
   /** The whole exchange with a receiver (default 15 s). */
   readonly timeoutMs?: number
   /** The waits between attempts (default `RETRY_DELAYS_MS`); tests shorten them. */
   readonly retryDelaysMs?: ReadonlyArray<number>
-  /** Private addresses and http allowed (default `ERP_WEBHOOKS_ALLOW_PRIVATE=true`). */
+  /** Private addresses and http allowed (default `ERP_WEBHOOKS_ALLOW_PRIVATE`). */
   readonly allowPrivate?: boolean
   /** On shutdown, how long attempts in flight may take to finish before they are cut and released (default 5 s). */
   readonly graceMs?: number
@@ -98,14 +99,14 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const box = yield* SecretBox
+    const settings = yield* WebhookSettings
     const workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`
     const perEndpoint = options.perEndpoint ?? 4
     const concurrency = options.concurrency ?? 16
-    const leaseMs = options.leaseMs ?? 60_000
+    const leaseMs = options.leaseMs ?? settings.leaseSeconds * 1000
     const timeoutMs = options.timeoutMs ?? 15_000
     const delays = options.retryDelaysMs ?? RETRY_DELAYS_MS
-    // Read per attempt: a host started before the switch was set honours it.
-    const allowPrivate = () => options.allowPrivate ?? allowPrivateWebhooks()
+    const allowPrivate = options.allowPrivate ?? settings.allowPrivate
 
     /**
      * Up to `limit` due deliveries, dealt fairly: endpoints with due work and room take turns, each
@@ -214,12 +215,12 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
         if (!endpoint || endpoint.deleted_at !== null) return yield* abandon(delivery, "the endpoint was deleted")
         if (endpoint.enabled !== true) return yield* abandon(delivery, "the endpoint is disabled")
         const number = Number(delivery.attempt_count) + 1
-        const problem = urlProblem(String(endpoint.url), allowPrivate())
+        const problem = urlProblem(String(endpoint.url), allowPrivate)
         const secrets = yield* Effect.provideService(signingSecrets(endpoint), SecretBox, box)
         const body = payloadOf(delivery)
         const result: SendResult = problem
           ? { statusCode: null, latencyMs: 0, error: `refused: the URL ${problem}`, body: null }
-          : yield* send(new URL(String(endpoint.url)), deliveryHeaders(secrets, delivery.id, body), body, { timeoutMs, allowPrivate: allowPrivate() })
+          : yield* send(new URL(String(endpoint.url)), deliveryHeaders(secrets, delivery.id, body), body, { timeoutMs, allowPrivate })
         yield* record(delivery, result, number)
       }).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${delivery.id} could not be attempted`, cause)),

@@ -8,7 +8,8 @@ import { SecretBox } from "../secrets/secret-box.js"
 import { sealContext, SEALED_COLUMNS } from "../store/sealed-secrets.js"
 import { datetime, DateTimeString, flag, freeText, metadata, StringList, Text } from "../resources/common.js"
 import { generateWebhookSecret } from "./signing.js"
-import { allowPrivateWebhooks, urlProblem } from "./url-safety.js"
+import { urlProblem } from "./url-safety.js"
+import { WebhookSettings } from "./settings.js"
 import { webhookDeliveries } from "./deliveries.js"
 
 /** Resources whose writes are events (spec "Events": all four actions), the names a subscription may use. */
@@ -50,7 +51,7 @@ const rules = (draft: Draft) =>
   Effect.gen(function* () {
     const url = draft.values.url as string | undefined
     if (url !== undefined && url !== draft.current?.url) {
-      const problem = urlProblem(url, allowPrivateWebhooks())
+      const problem = urlProblem(url, (yield* WebhookSettings).allowPrivate)
       if (problem) return yield* Effect.fail(unprocessable(`The webhook URL is refused: it ${problem}`, { url: [problem] }, "WEBHOOK_URL_REFUSED"))
     }
     if (draft.operation === "update") {

@@ -5,7 +5,8 @@ import { NotFound } from "../errors.js"
 import { signingSecrets } from "./endpoints.js"
 import { send, type SendResult } from "./send.js"
 import { signatureHeader } from "./signing.js"
-import { allowPrivateWebhooks, urlProblem } from "./url-safety.js"
+import { urlProblem } from "./url-safety.js"
+import { WebhookSettings } from "./settings.js"
 
 export const USER_AGENT = "erp-webhooks/0.1 (+Standard Webhooks)"
 
@@ -32,7 +33,7 @@ export const sendTestEvent = (tenantId: string, endpointId: string, options: { r
       FROM webhook_endpoints WHERE tenant_id = ${tenantId}::uuid AND id = ${endpointId}::uuid AND deleted_at IS NULL`.pipe(Effect.orDie)
     const endpoint = rows[0]
     if (!endpoint) return yield* Effect.fail(new NotFound({ message: "Webhook endpoint not found", code: "WEBHOOK_ENDPOINT_NOT_FOUND" }))
-    const allowPrivate = allowPrivateWebhooks()
+    const { allowPrivate } = yield* WebhookSettings
     const problem = urlProblem(String(endpoint.url), allowPrivate)
     if (problem) return { statusCode: null, latencyMs: 0, error: `refused: the URL ${problem}`, body: null } satisfies SendResult
     const secrets = yield* signingSecrets(endpoint).pipe(Effect.orDie)

@@ -1,14 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns"
 import { BlockList, isIP } from "node:net"
 
-/**
- * `ERP_WEBHOOKS_ALLOW_PRIVATE=true` (or `erp serve --allow-private-webhooks`) lets
- * endpoints be http and reach private, loopback and link-local addresses: for
- * development and tests only.
- */
-export const allowPrivateWebhooks = (env: Readonly<Record<string, string | undefined>> = process.env): boolean =>
-  env.ERP_WEBHOOKS_ALLOW_PRIVATE === "true"
-
 /** IPv4 networks a webhook must never reach: private, loopback, link-local (cloud metadata), unspecified, shared, documentation, benchmarking, 6to4 relays, multicast, reserved. */
 const blockedIPv4 = new BlockList()
 for (const [network, prefix] of [
