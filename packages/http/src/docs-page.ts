@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
+import { html, htmlResponse } from "./html.js"
 
 /**
  * Everything the page loads comes from this host (the reference's bundle from the
@@ -26,7 +27,7 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
  * Paths are relative to the page (`/docs`, or `/erp/docs` under a base path), so the
  * same page works wherever the API is mounted.
  */
-const PAGE = `<!doctype html>
+const PAGE = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -81,9 +82,8 @@ const text = (body: string, contentType: string, headers: Record<string, string>
 /** `GET /docs`: the interactive API reference (Scalar) over this host's own OpenAPI document. */
 export const layerDocsRoutes = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
-    yield* router.get("/docs", Effect.sync(() => text(PAGE, "text/html; charset=utf-8", {
-      "content-security-policy": DOCS_CONTENT_SECURITY_POLICY,
-      "cache-control": "no-cache"
+    yield* router.get("/docs", Effect.sync(() => htmlResponse(PAGE, {
+      headers: { "content-security-policy": DOCS_CONTENT_SECURITY_POLICY, "cache-control": "no-cache", "x-content-type-options": "nosniff" }
     })))
     yield* router.get("/docs/init.js", Effect.sync(() => text(INIT, "text/javascript; charset=utf-8", { "cache-control": "no-cache" })))
     yield* router.get("/docs/scalar.js", Effect.sync(() => text(scalarBundle(), "text/javascript; charset=utf-8", { "cache-control": "public, max-age=86400" })))

@@ -13,17 +13,15 @@ import {
 import { Effect, Either, Option } from "effect"
 import { clearCookie, cookieOptions, CSRF_COOKIE, makeCurrentUser, newFormToken, sameText, secureCookies as secureCookiesOf, SESSION_COOKIE, setSessionCookie } from "../browser-session.js"
 import { readForm } from "./form.js"
-import { PAGE_HEADERS } from "./html.js"
+import { type Html, htmlResponse } from "../html.js"
+import { PAGE_HEADERS } from "./layout.js"
 import { AUTHORIZE_PARAMS, type AuthorizeParams, consentPage, errorPage, signInPage } from "./pages.js"
 import { clientLimitKey, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
 import { checkPassword } from "../sign-in-attempts.js"
 import { publicPath, publicUrl } from "../public-url.js"
 
-const html = (body: string, status = 200, extra: Record<string, string> = {}) =>
-  HttpServerResponse.html(body).pipe(
-    HttpServerResponse.setStatus(status),
-    HttpServerResponse.setHeaders({ ...PAGE_HEADERS, ...extra })
-  )
+/** An authorization page with the pages' headers (`extra` widens the consent page's form-action). */
+const pageResponse = (body: Html, status = 200, extra: Record<string, string> = {}) => htmlResponse(body, { status, headers: { ...PAGE_HEADERS, ...extra } })
 
 /**
  * Browsers apply `form-action` to the redirect that follows a form post too, so the
@@ -79,15 +77,15 @@ export const makeAuthorize = Effect.gen(function* () {
   /** Errors before the redirect URI is trusted are shown on the page, never redirected. */
   const validate = (params: AuthorizeParams, issuer: string): Effect.Effect<Validated, HttpServerResponse.HttpServerResponse> =>
     Effect.gen(function* () {
-      if (!params.client_id) return yield* Effect.fail(html(errorPage("Invalid request", "client_id is missing."), 400))
+      if (!params.client_id) return yield* Effect.fail(pageResponse(errorPage("Invalid request", "client_id is missing."), 400))
       const found = yield* oauth.findClient(params.client_id)
       if (Option.isNone(found) || found.value.revoked_at !== null) {
-        return yield* Effect.fail(html(errorPage("Unknown application", "This client_id is not registered."), 400))
+        return yield* Effect.fail(pageResponse(errorPage("Unknown application", "This client_id is not registered."), 400))
       }
       const client = found.value
       const redirectUri = params.redirect_uri ?? (client.redirect_uris.length === 1 ? client.redirect_uris[0] : undefined)
       if (!redirectUri || !client.redirect_uris.includes(redirectUri)) {
-        return yield* Effect.fail(html(errorPage("Invalid redirect", "redirect_uri does not match one registered for this application."), 400))
+        return yield* Effect.fail(pageResponse(errorPage("Invalid redirect", "redirect_uri does not match one registered for this application."), 400))
       }
       const back = (error: string, description: string) =>
         Effect.fail(redirectWith(redirectUri, issuer, { error, error_description: description, state: params.state }))
@@ -112,7 +110,7 @@ export const makeAuthorize = Effect.gen(function* () {
 
   const showSignIn = (request: HttpServerRequest.HttpServerRequest, validated: Validated, extra: { email?: string; error?: string; status?: number } = {}) => {
     const csrf = newFormToken()
-    return html(signInPage({ action: authorizePath, clientName: validated.client.name, params: validated.params, csrf, ...extra }), extra.status ?? 200).pipe(
+    return pageResponse(signInPage({ action: authorizePath, clientName: validated.client.name, params: validated.params, csrf, ...extra }), extra.status ?? 200).pipe(
       HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, csrf, formCookieOptions(basePath, secureCookies(request), 3600))
     )
   }
@@ -123,7 +121,7 @@ export const makeAuthorize = Effect.gen(function* () {
       if (tenants.length === 0) {
         return redirectWith(validated.redirectUri, validated.issuer, { error: "access_denied", error_description: "The user belongs to no company", state: validated.params.state })
       }
-      return html(
+      return pageResponse(
         consentPage({
           action: authorizePath,
           clientName: validated.client.name,
@@ -158,7 +156,7 @@ export const makeAuthorize = Effect.gen(function* () {
       Effect.gen(function* () {
         const unreadable = pairs.find(([name, value]) => textProblem(name) ?? textProblem(value))
         if (unreadable) {
-          return yield* Effect.fail(html(errorPage("Invalid request", `The parameter ${textProblem(unreadable[0]) ? "name" : unreadable[0]} ${textProblem(unreadable[0]) ?? textProblem(unreadable[1])}.`), 400))
+          return yield* Effect.fail(pageResponse(errorPage("Invalid request", `The parameter ${textProblem(unreadable[0]) ? "name" : unreadable[0]} ${textProblem(unreadable[0]) ?? textProblem(unreadable[1])}.`), 400))
         }
         const validated = yield* validate(paramsFrom(query), publicUrl(config, request))
         const signedIn = yield* currentUser(request, request.cookies)
@@ -183,7 +181,7 @@ export const makeAuthorize = Effect.gen(function* () {
     return yield* limited(
       request,
       Effect.gen(function* () {
-        const form = yield* readForm(request).pipe(Effect.mapError(() => html(errorPage("Invalid request", "The form could not be read."), 400)))
+        const form = yield* readForm(request).pipe(Effect.mapError(() => pageResponse(errorPage("Invalid request", "The form could not be read."), 400)))
         const validated = yield* validate(paramsFrom(form), publicUrl(config, request))
         if (form.action === "sign_in") {
           const expected = request.cookies[CSRF_COOKIE]
@@ -204,12 +202,12 @@ export const makeAuthorize = Effect.gen(function* () {
             clearCookie(CSRF_COOKIE, `${basePath}/oauth`, secureCookies(request))
           )
         }
-        if (form.action !== "consent") return html(errorPage("Invalid request", "Unknown form action."), 400)
+        if (form.action !== "consent") return pageResponse(errorPage("Invalid request", "Unknown form action."), 400)
         const token = request.cookies[SESSION_COOKIE]
         const session = token ? yield* oauth.findSession(token) : Option.none()
         if (Option.isNone(session)) return showSignIn(request, validated, { error: "Your session ended; please sign in again." })
         if (!form.csrf || !sameText(session.value.csrf, form.csrf)) {
-          return html(errorPage("Request refused", "The consent form did not come from this page (CSRF check failed)."), 403)
+          return pageResponse(errorPage("Request refused", "The consent form did not come from this page (CSRF check failed)."), 403)
         }
         if (form.decision !== "allow") {
           return redirectWith(validated.redirectUri, validated.issuer, { error: "access_denied", error_description: "The user denied access", state: validated.params.state })
@@ -220,7 +218,7 @@ export const makeAuthorize = Effect.gen(function* () {
         }
         // A company posted for an every-company grant is ignored: the page offered no choice.
         const tenant = validated.everyCompany ? undefined : tenants.find((item) => item.tenant_id === form.tenant_id)
-        if (!validated.everyCompany && !tenant) return html(errorPage("Invalid company", "Choose one of your companies."), 400)
+        if (!validated.everyCompany && !tenant) return pageResponse(errorPage("Invalid company", "Choose one of your companies."), 400)
         const code = yield* oauth.issueCode({
           client: validated.client,
           userId: session.value.userId,

@@ -4,21 +4,21 @@ import { Effect } from "effect"
 import { withQuery } from "./display.js"
 import { fieldError, type FieldProblems, formProblem, invalidAttributes } from "./forms.js"
 import { type Form, type Kit, queryOf, seeOther } from "./kit.js"
-import { csrfField, escapeHtml, type PanelContext, time } from "./layout.js"
+import { attributes, html } from "../html.js"
+import { csrfField, type PanelContext, time } from "./layout.js"
 
 /** A page asking once more before something that cannot be undone; the form posts only after it. */
-export const confirmScreen = (ctx: PanelContext, input: { title: string; subject: string; message: string; action: string; back: string; button: string }) =>
-  `<h1>${escapeHtml(input.title)}</h1><div class="card"><p><strong>${escapeHtml(input.subject)}</strong></p><p>${escapeHtml(input.message)}</p>` +
-  `<form method="post" action="${escapeHtml(input.action)}">${csrfField(ctx)}<div class="form-actions">` +
-  `<button class="danger" type="submit">${escapeHtml(input.button)}</button><a class="btn secondary" href="${escapeHtml(input.back)}">${ctx.t("Cancel")}</a></div></form></div>`
+export const confirmScreen = (ctx: PanelContext, input: { title: string; subject: string; message: string; action: string; back: string; button: string }) => html`
+  <h1>${input.title}</h1><div class="card"><p><strong>${input.subject}</strong></p><p>${input.message}</p>
+  <form method="post" action="${input.action}">${csrfField(ctx)}<div class="form-actions">
+  <button class="danger" type="submit">${input.button}</button><a class="btn secondary" href="${input.back}">${ctx.t("Cancel")}</a></div></form></div>`
 
-const secretScreen = (ctx: PanelContext, client: OAuthClient, secret: string | undefined) =>
-  `<h1>${escapeHtml(client.name)}</h1><div class="card"><dl class="record"><dt>client_id</dt><dd><code id="client-id">${escapeHtml(client.client_id)}</code></dd></dl>` +
-  (secret
-    ? `<p class="alert" role="alert">${ctx.t("Copy this token now: it is shown only once.")}</p><div class="token"><output id="client-secret" class="mono">${escapeHtml(secret)}</output>` +
-      `<button type="button" class="secondary" data-copy="client-secret" data-copied="${escapeHtml(ctx.t("Copied"))}" hidden>${ctx.t("Copy")}</button></div>`
-    : "") +
-  `<div class="form-actions"><a class="btn primary" href="${ctx.root}/apps">${ctx.t("Back")}</a></div></div>`
+const secretScreen = (ctx: PanelContext, client: OAuthClient, secret: string | undefined) => html`
+  <h1>${client.name}</h1><div class="card"><dl class="record"><dt>client_id</dt><dd><code id="client-id">${client.client_id}</code></dd></dl>
+  ${secret && html`
+    <p class="alert" role="alert">${ctx.t("Copy this token now: it is shown only once.")}</p><div class="token"><output id="client-secret" class="mono">${secret}</output>
+    <button type="button" class="secondary" data-copy="client-secret" data-copied="${ctx.t("Copied")}" hidden>${ctx.t("Copy")}</button></div>`}
+  <div class="form-actions"><a class="btn primary" href="${ctx.root}/apps">${ctx.t("Back")}</a></div></div>`
 
 /** Redirect URIs, one per line. */
 const urisOf = (text: string | undefined) => (text ?? "").split(/\r?\n/).map((line) => line.trim()).filter(Boolean)
@@ -40,41 +40,47 @@ export const makeApps = (kit: Kit) => {
 
   const screen = (ctx: PanelContext, grants: ReadonlyArray<OAuthGrant>, clients: ReadonlyArray<OAuthClient>, form: Form, problems: FieldProblems) => {
     const { t } = ctx
-    const grantRows = grants.map((grant) =>
-      `<tr><td data-label="${t("Application")}"><strong>${escapeHtml(grant.client_name)}</strong></td><td data-label="${t("User")}">${escapeHtml(grant.user_email)}</td>` +
-      `<td data-label="${t("Permissions")}" class="small mono">${escapeHtml(grant.scope || "—")}${grant.every_company ? ` <span class="muted">(${t("every company of the user")})</span>` : ""}</td>` +
-      `<td data-label="${t("Last used")}">${time(ctx, grant.last_issued_at)}</td>` +
-      `<td class="actions"><a class="btn secondary" href="${ctx.root}/apps/grants/${grant.id}/revoke">${t("Revoke")}<span hidden> ${escapeHtml(grant.client_name)}</span></a></td></tr>`).join("")
-    const clientRows = clients.map((client) =>
-      `<tr><td data-label="${t("Name")}"><strong>${escapeHtml(client.name)}</strong><br><code class="small">${escapeHtml(client.client_id)}</code></td>` +
-      `<td data-label="${t("Type")}">${escapeHtml(client.kind)}</td><td data-label="redirect_uris" class="small">${client.redirect_uris.map(escapeHtml).join("<br>")}</td>` +
-      `<td data-label="${t("Status")}"><span class="badge ${client.revoked_at ? "revoked" : "active"}">${t(client.revoked_at ? "revoked" : "active")}</span></td><td class="actions">` +
-      (client.revoked_at
-        ? ""
-        : (client.kind === "confidential"
-          ? `<form method="post" action="${ctx.root}/apps/clients/${escapeHtml(client.client_id)}/rotate">${csrfField(ctx)}<button class="secondary" type="submit">${t("Rotate secret")}<span hidden> ${escapeHtml(client.name)}</span></button></form> `
-          : "") +
-          `<a class="btn secondary" href="${ctx.root}/apps/clients/${escapeHtml(client.client_id)}/revoke">${t("Revoke")}<span hidden> ${escapeHtml(client.name)}</span></a>`) +
-      `</td></tr>`).join("")
-    return `<h1>${t("Authorized apps")}</h1>` +
-      `<section class="card"><p class="muted">${t("Applications people of this company allowed to act for them.")}</p>` +
-      (grants.length === 0
-        ? `<p class="muted">${t("None.")}</p>`
-        : `<div class="table-wrap"><table class="stack" id="grants"><thead><tr><th>${t("Application")}</th><th>${t("User")}</th><th>${t("Permissions")}</th><th>${t("Last used")}</th>` +
-          `<th><span hidden>${t("Actions")}</span></th></tr></thead><tbody>${grantRows}</tbody></table></div>`) + `</section>` +
-      `<h2>${t("OAuth clients")}</h2><section class="card">` +
-      (clients.length === 0
-        ? `<p class="muted">${t("None.")}</p>`
-        : `<div class="table-wrap"><table class="stack" id="clients"><thead><tr><th>${t("Name")}</th><th>${t("Type")}</th><th>redirect_uris</th><th>${t("Status")}</th>` +
-          `<th><span hidden>${t("Actions")}</span></th></tr></thead><tbody>${clientRows}</tbody></table></div>`) + `</section>` +
-      `<section aria-labelledby="new-client"><h2 id="new-client">${t("New OAuth client")}</h2>` + formProblem(ctx, problems) +
-      `<form method="post" action="${ctx.root}/apps/clients" class="card" novalidate>${csrfField(ctx)}` +
-      `<label for="client-name">${t("Name")}</label><input type="text" id="client-name" name="name" value="${escapeHtml(form.name ?? "")}"${invalidAttributes(problems, "name")}>` + fieldError(ctx, problems, "name") +
-      `<label for="redirect_uris">redirect_uris</label><textarea id="redirect_uris" name="redirect_uris" class="mono"${invalidAttributes(problems, "redirect_uris", "redirect_uris-hint")}>${escapeHtml(form.redirect_uris ?? "")}</textarea>` +
-      `<p class="hint" id="redirect_uris-hint">${t("One per line.")}</p>` + fieldError(ctx, problems, "redirect_uris") +
-      `<label for="kind">${t("Type")}</label><select id="kind" name="kind">` +
-      (["confidential", "public"] as const).map((kind) => `<option value="${kind}"${form.kind === kind ? " selected" : ""}>${kind}</option>`).join("") + `</select>` +
-      `<div class="form-actions"><button class="primary" type="submit">${t("Create")}</button></div></form></section>`
+    const grantRows = grants.map((grant) => html`
+      <tr><td data-label="${t("Application")}"><strong>${grant.client_name}</strong></td><td data-label="${t("User")}">${grant.user_email}</td>
+      <td data-label="${t("Permissions")}" class="small mono">${grant.scope || "—"}${grant.every_company && html` <span class="muted">(${t("every company of the user")})</span>`}</td>
+      <td data-label="${t("Last used")}">${time(ctx, grant.last_issued_at)}</td>
+      <td class="actions"><a class="btn secondary" href="${ctx.root}/apps/grants/${grant.id}/revoke">${t("Revoke")}<span hidden> ${grant.client_name}</span></a></td></tr>`)
+    const clientActions = (client: OAuthClient) => html`
+      ${client.kind === "confidential" && html`
+        <form method="post" action="${ctx.root}/apps/clients/${client.client_id}/rotate">${csrfField(ctx)}
+        <button class="secondary" type="submit">${t("Rotate secret")}<span hidden> ${client.name}</span></button></form> `}
+      <a class="btn secondary" href="${ctx.root}/apps/clients/${client.client_id}/revoke">${t("Revoke")}<span hidden> ${client.name}</span></a>`
+    const clientRows = clients.map((client) => html`
+      <tr><td data-label="${t("Name")}"><strong>${client.name}</strong><br><code class="small">${client.client_id}</code></td>
+      <td data-label="${t("Type")}">${client.kind}</td><td data-label="redirect_uris" class="small">${client.redirect_uris.map((uri, index) => html`${index > 0 && html`<br>`}${uri}`)}</td>
+      <td data-label="${t("Status")}"><span class="badge ${client.revoked_at ? "revoked" : "active"}">${t(client.revoked_at ? "revoked" : "active")}</span></td>
+      <td class="actions">${!client.revoked_at && clientActions(client)}</td></tr>`)
+    return html`
+      <h1>${t("Authorized apps")}</h1>
+      <section class="card"><p class="muted">${t("Applications people of this company allowed to act for them.")}</p>
+      ${grants.length === 0
+        ? html`<p class="muted">${t("None.")}</p>`
+        : html`
+          <div class="table-wrap"><table class="stack" id="grants"><thead><tr><th>${t("Application")}</th><th>${t("User")}</th><th>${t("Permissions")}</th><th>${t("Last used")}</th>
+          <th><span hidden>${t("Actions")}</span></th></tr></thead><tbody>${grantRows}</tbody></table></div>`}
+      </section>
+      <h2>${t("OAuth clients")}</h2><section class="card">
+      ${clients.length === 0
+        ? html`<p class="muted">${t("None.")}</p>`
+        : html`
+          <div class="table-wrap"><table class="stack" id="clients"><thead><tr><th>${t("Name")}</th><th>${t("Type")}</th><th>redirect_uris</th><th>${t("Status")}</th>
+          <th><span hidden>${t("Actions")}</span></th></tr></thead><tbody>${clientRows}</tbody></table></div>`}
+      </section>
+      <section aria-labelledby="new-client"><h2 id="new-client">${t("New OAuth client")}</h2>${formProblem(ctx, problems)}
+      <form method="post" action="${ctx.root}/apps/clients" class="card" novalidate>${csrfField(ctx)}
+      <label for="client-name">${t("Name")}</label><input type="text" id="client-name" name="name" value="${form.name ?? ""}"${invalidAttributes(problems, "name")}>${fieldError(ctx, problems, "name")}
+      <label for="redirect_uris">redirect_uris</label>
+      <textarea id="redirect_uris" name="redirect_uris" class="mono"${invalidAttributes(problems, "redirect_uris", "redirect_uris-hint")}>${form.redirect_uris ?? ""}</textarea>
+      <p class="hint" id="redirect_uris-hint">${t("One per line.")}</p>${fieldError(ctx, problems, "redirect_uris")}
+      <label for="kind">${t("Type")}</label><select id="kind" name="kind">
+      ${(["confidential", "public"] as const).map((kind) => html`<option value="${kind}"${attributes({ selected: form.kind === kind })}>${kind}</option>`)}
+      </select>
+      <div class="form-actions"><button class="primary" type="submit">${t("Create")}</button></div></form></section>`
   }
 
   const load = (ctx: PanelContext) => Effect.all([kit.oauth.tenantGrants(ctx.tenant.id), kit.oauth.tenantClients(ctx.tenant.id)])

@@ -3,7 +3,8 @@ import { type AnyResource, can } from "@erp/core"
 import { Effect } from "effect"
 import { pager, recordLabel, tenantResources, withQuery } from "./display.js"
 import { type Kit, queryOf, resourceLabel, seeOther } from "./kit.js"
-import { csrfField, escapeHtml, type PanelContext, time } from "./layout.js"
+import { attributes, html } from "../html.js"
+import { csrfField, type PanelContext, time } from "./layout.js"
 
 /** Resources with soft delete the caller may read: where there is something to restore. */
 export const restorable = (registry: ReadonlyArray<AnyResource>, ctx: PanelContext) =>
@@ -18,12 +19,13 @@ export const makeDeleted = (kit: Kit) => {
       const choices = restorable(kit.registry, ctx)
       const resource = choices.find((item) => item.name === query.get("resource")) ?? choices[0]
       const search = query.get("search")?.trim() ?? ""
-      const picker = `<form method="get" action="${ctx.root}/deleted" class="card filters" role="search">` +
-        `<div><label for="resource">${t("Resource")}</label><select id="resource" name="resource">` +
-        choices.map((item) => `<option value="${item.name}"${item === resource ? " selected" : ""}>${escapeHtml(resourceLabel(item))}</option>`).join("") + `</select></div>` +
-        (resource?.search ? `<div><label for="search">${t("Search")}</label><input type="search" id="search" name="search" value="${escapeHtml(search)}"></div>` : "") +
-        `<div><button class="primary" type="submit">${t("Filter")}</button></div></form>`
-      if (!resource) return kit.page(ctx, { title: t("Deleted records"), current: "deleted", body: `<h1>${t("Deleted records")}</h1><p class="card muted">${t("None.")}</p>` })
+      const picker = html`
+        <form method="get" action="${ctx.root}/deleted" class="card filters" role="search">
+        <div><label for="resource">${t("Resource")}</label><select id="resource" name="resource">
+        ${choices.map((item) => html`<option value="${item.name}"${attributes({ selected: item === resource })}>${resourceLabel(item)}</option>`)}</select></div>
+        ${resource?.search && html`<div><label for="search">${t("Search")}</label><input type="search" id="search" name="search" value="${search}"></div>`}
+        <div><button class="primary" type="submit">${t("Filter")}</button></div></form>`
+      if (!resource) return kit.page(ctx, { title: t("Deleted records"), current: "deleted", body: html`<h1>${t("Deleted records")}</h1><p class="card muted">${t("None.")}</p>` })
       const params: Array<[string, string]> = [["with_deleted", "true"], ["deleted_at[is_not_null]", "true"], ["limit", "25"]]
       if (search && resource.search) params.push(["search", search])
       const cursor = query.get("cursor")
@@ -31,20 +33,23 @@ export const makeDeleted = (kit: Kit) => {
       const page = yield* kit.engine.list(resource, ctx.principal, params).pipe(Effect.either)
       if (page._tag === "Left") return kit.refusal(ctx, t("Deleted records"), page.left.message, page.left._tag === "Forbidden" ? 403 : 400)
       const mayRestore = can(ctx.principal, resource.permission, "update", resource.adminOnly)
-      const rows = (page.right.data as ReadonlyArray<Record<string, unknown>>).map((record) =>
-        `<tr><td data-label="${t("Name")}"><a href="${ctx.root}/r/${resource.name}/${escapeHtml(String(record.id))}">${escapeHtml(recordLabel(record))}</a></td>` +
-        `<td data-label="${t("Deleted")}">${time(ctx, record.deleted_at as string)}</td><td class="actions">` +
-        (mayRestore
-          ? `<form method="post" action="${ctx.root}/deleted/${resource.name}/${escapeHtml(String(record.id))}/restore">${csrfField(ctx)}` +
-            `<button class="secondary" type="submit">${t("Restore")}<span hidden> ${escapeHtml(recordLabel(record))}</span></button></form>`
-          : "") + `</td></tr>`).join("")
+      const rows = (page.right.data as ReadonlyArray<Record<string, unknown>>).map((record) => html`
+        <tr><td data-label="${t("Name")}"><a href="${ctx.root}/r/${resource.name}/${String(record.id)}">${recordLabel(record)}</a></td>
+        <td data-label="${t("Deleted")}">${time(ctx, record.deleted_at as string)}</td><td class="actions">
+        ${mayRestore && html`
+          <form method="post" action="${ctx.root}/deleted/${resource.name}/${String(record.id)}/restore">${csrfField(ctx)}
+          <button class="secondary" type="submit">${t("Restore")}<span hidden> ${recordLabel(record)}</span></button></form>`}
+        </td></tr>`)
       const flash = query.get("restored") ? t("The record was restored.") : undefined
-      const body = `<h1>${t("Deleted records")}</h1>` + picker +
-        `<section class="card">` +
-        (rows === ""
-          ? `<p class="muted">${t("No records.")}</p>`
-          : `<div class="table-wrap"><table class="stack" id="deleted"><thead><tr><th>${t("Name")}</th><th>${t("Deleted")}</th><th><span hidden>${t("Actions")}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`) +
-        pager(ctx, page.right, (next) => withQuery(`${ctx.root}/deleted`, { resource: resource.name, search, cursor: next })) + `</section>`
+      const body = html`
+        <h1>${t("Deleted records")}</h1>${picker}
+        <section class="card">
+        ${rows.length === 0
+          ? html`<p class="muted">${t("No records.")}</p>`
+          : html`
+            <div class="table-wrap"><table class="stack" id="deleted"><thead><tr><th>${t("Name")}</th><th>${t("Deleted")}</th><th><span hidden>${t("Actions")}</span></th></tr></thead>
+            <tbody>${rows}</tbody></table></div>`}
+        ${pager(ctx, page.right, (next) => withQuery(`${ctx.root}/deleted`, { resource: resource.name, search, cursor: next }))}</section>`
       return kit.page(ctx, { title: t("Deleted records"), current: "deleted", body, flash })
     }))
 

@@ -1,5 +1,6 @@
 import type { AnyResource, Page } from "@erp/core"
-import { escapeHtml, type PanelContext, time } from "./layout.js"
+import { html, type Html } from "../html.js"
+import { type PanelContext, time } from "./layout.js"
 
 type Row = Readonly<Record<string, unknown>>
 
@@ -17,38 +18,40 @@ export const recordLabel = (record: Row): string => {
 
 const isTimestamp = (value: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value)
 
+const NOTHING = html`<span class="muted">—</span>`
+
 /** One answered value as text: times in the user's zone, objects as JSON. */
-export const showValue = (ctx: Pick<PanelContext, "locale" | "tenant">, value: unknown): string => {
-  if (value === null || value === undefined) return `<span class="muted">—</span>`
-  if (typeof value === "string") return isTimestamp(value) ? time(ctx, value) : escapeHtml(value)
-  if (typeof value === "number" || typeof value === "boolean") return escapeHtml(String(value))
+export const showValue = (ctx: Pick<PanelContext, "locale" | "tenant">, value: unknown): Html => {
+  if (value === null || value === undefined) return NOTHING
+  if (typeof value === "string") return isTimestamp(value) ? time(ctx, value) : html`${value}`
+  if (typeof value === "number" || typeof value === "boolean") return html`${String(value)}`
   if (Array.isArray(value) && value.length > 0 && value.every((item) => item !== null && typeof item === "object" && !Array.isArray(item))) {
     // A child collection (a delivery's attempts, a ticket's messages): one row per child.
     const rows = value as ReadonlyArray<Readonly<Record<string, unknown>>>
     const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))].filter((name) => name !== "id" && name !== "tenant_id" && !name.endsWith("_id"))
-    return `<div class="table-wrap"><table class="children small"><thead><tr>${columns.map((name) => `<th>${escapeHtml(name)}</th>`).join("")}</tr></thead><tbody>` +
-      rows.map((row) => `<tr>${columns.map((name) => `<td>${showValue(ctx, row[name])}</td>`).join("")}</tr>`).join("") + `</tbody></table></div>`
+    return html`
+      <div class="table-wrap"><table class="children small"><thead><tr>${columns.map((name) => html`<th>${name}</th>`)}</tr></thead><tbody>
+      ${rows.map((row) => html`<tr>${columns.map((name) => html`<td>${showValue(ctx, row[name])}</td>`)}</tr>`)}
+      </tbody></table></div>`
   }
   if (Array.isArray(value) && value.every((item) => item === null || typeof item !== "object")) {
-    return value.length === 0 ? `<span class="muted">—</span>` : escapeHtml(value.join(", "))
+    return value.length === 0 ? NOTHING : html`${value.join(", ")}`
   }
   // A block of optional keys (a country block) shows only the keys that hold something.
   const shown = Array.isArray(value) ? value : Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== null))
-  if (!Array.isArray(shown) && Object.keys(shown).length === 0) return `<span class="muted">—</span>`
-  return `<pre class="mono small">${escapeHtml(JSON.stringify(shown, null, 2))}</pre>`
+  if (!Array.isArray(shown) && Object.keys(shown).length === 0) return NOTHING
+  return html`<pre class="mono small">${JSON.stringify(shown, null, 2)}</pre>`
 }
 
 /** Links to the previous and next pages of an engine list: the cursor is the API's own. */
-export const pager = (ctx: PanelContext, page: Page, hrefFor: (cursor: string) => string) => {
-  const links = [
-    page.pagination.has_previous_page && page.pagination.previous_cursor
-      ? `<a class="btn secondary" rel="prev" href="${escapeHtml(hrefFor(page.pagination.previous_cursor))}">← ${ctx.t("Previous page")}</a>`
-      : "",
-    page.pagination.has_next_page && page.pagination.next_cursor
-      ? `<a class="btn secondary" rel="next" href="${escapeHtml(hrefFor(page.pagination.next_cursor))}">${ctx.t("Next page")} →</a>`
-      : ""
-  ].filter(Boolean)
-  return links.length ? `<nav class="pager" aria-label="${escapeHtml(ctx.t("Records"))}">${links.join("")}</nav>` : ""
+export const pager = (ctx: PanelContext, page: Page, hrefFor: (cursor: string) => string): Html | null => {
+  const { previous_cursor: previous, next_cursor: next, has_previous_page: hasPrevious, has_next_page: hasNext } = page.pagination
+  if (!(hasPrevious && previous) && !(hasNext && next)) return null
+  return html`
+    <nav class="pager" aria-label="${ctx.t("Records")}">
+    ${hasPrevious && previous && html`<a class="btn secondary" rel="prev" href="${hrefFor(previous)}">← ${ctx.t("Previous page")}</a>`}
+    ${hasNext && next && html`<a class="btn secondary" rel="next" href="${hrefFor(next)}">${ctx.t("Next page")} →</a>`}
+    </nav>`
 }
 
 /** A URL with its query replaced by `params` (empty values left out). */

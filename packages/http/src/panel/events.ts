@@ -2,7 +2,7 @@ import { events } from "@erp/core"
 import { Effect } from "effect"
 import { pager, withQuery } from "./display.js"
 import { type Kit, queryOf } from "./kit.js"
-import { escapeHtml } from "./layout.js"
+import { attributes, html } from "../html.js"
 import { eventTable } from "./overview.js"
 
 const EVENT_ACTIONS = ["create", "update", "delete", "restore"] as const
@@ -27,16 +27,17 @@ export const makeEventFeed = (kit: Kit) =>
       if (cursor) params.push(["cursor", cursor])
       const page = yield* kit.engine.list(events, ctx.principal, params).pipe(Effect.either)
       if (page._tag === "Left") return kit.refusal(ctx, t("Event feed"), page.left.message, page.left._tag === "Forbidden" ? 403 : 400)
-      const option = (value: string, chosen: string, label = value) => `<option value="${escapeHtml(value)}"${value === chosen ? " selected" : ""}>${escapeHtml(label)}</option>`
-      const filters = `<form method="get" action="${ctx.root}/events" class="card filters" role="search">` +
-        `<div><label for="resource">${t("Resource")}</label><select id="resource" name="resource">${option("", resource, t("Any"))}` +
-        kit.registry.filter((item) => item.events).map((item) => option(item.name, resource)).join("") + `</select></div>` +
-        `<div><label for="action">${t("Action")}</label><select id="action" name="action">${option("", action, t("Any"))}` +
-        EVENT_ACTIONS.map((name) => option(name, action, t(name === "restore" ? "Restore" : name))).join("") + `</select></div>` +
-        `<div><button class="primary" type="submit">${t("Filter")}</button></div></form>`
-      const body = `<h1>${t("Event feed")}</h1>` + filters +
-        `<section class="card">${eventTable(ctx, page.right, "events")}` +
-        pager(ctx, page.right, (next) => withQuery(`${ctx.root}/events`, { resource, action, cursor: next })) +
-        `<p class="muted small">${t("Times are shown in your time zone.")}</p></section>`
+      const option = (value: string, chosen: string, label = value) => html`<option value="${value}"${attributes({ selected: value === chosen })}>${label}</option>`
+      const body = html`
+        <h1>${t("Event feed")}</h1>
+        <form method="get" action="${ctx.root}/events" class="card filters" role="search">
+        <div><label for="resource">${t("Resource")}</label><select id="resource" name="resource">${option("", resource, t("Any"))}
+        ${kit.registry.filter((item) => item.events).map((item) => option(item.name, resource))}</select></div>
+        <div><label for="action">${t("Action")}</label><select id="action" name="action">${option("", action, t("Any"))}
+        ${EVENT_ACTIONS.map((name) => option(name, action, t(name === "restore" ? "Restore" : name)))}</select></div>
+        <div><button class="primary" type="submit">${t("Filter")}</button></div></form>
+        <section class="card">${eventTable(ctx, page.right, "events")}
+        ${pager(ctx, page.right, (next) => withQuery(`${ctx.root}/events`, { resource, action, cursor: next }))}
+        <p class="muted small">${t("Times are shown in your time zone.")}</p></section>`
       return kit.page(ctx, { title: t("Event feed"), current: "events", body })
     }))

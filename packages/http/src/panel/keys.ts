@@ -1,7 +1,8 @@
 import { ACTIONS, type Action, type AnyResource, type ApiKey, type PermissionGrant } from "@erp/core"
 import { Effect } from "effect"
 import { type Form, type Kit, seeOther } from "./kit.js"
-import { csrfField, escapeHtml, type PanelContext, time } from "./layout.js"
+import { attributes, html } from "../html.js"
+import { csrfField, type PanelContext, time } from "./layout.js"
 import { fieldError, invalidAttributes, type FieldProblems, formProblem } from "./forms.js"
 import { HttpRouter } from "@effect/platform"
 
@@ -41,7 +42,7 @@ export const keyFormProblems = (registry: ReadonlyArray<AnyResource>, form: Form
   return problems
 }
 
-const statusBadge = (ctx: PanelContext, status: KeyStatus) => `<span class="badge ${status}">${escapeHtml(ctx.t(status))}</span>`
+const statusBadge = (ctx: PanelContext, status: KeyStatus) => html`<span class="badge ${status}">${ctx.t(status)}</span>`
 
 export const permissionSummary = (permissions: ReadonlyArray<PermissionGrant>) =>
   permissions
@@ -50,24 +51,25 @@ export const permissionSummary = (permissions: ReadonlyArray<PermissionGrant>) =
 
 const listScreen = (ctx: PanelContext, keys: ReadonlyArray<ApiKey>) => {
   const { t } = ctx
-  const rows = keys
-    .map((key) => {
-      const status = keyStatus(key)
-      return `<tr><td data-label="${t("Name")}"><strong>${escapeHtml(key.name)}</strong>` +
-        (key.description ? `<br><span class="muted small">${escapeHtml(key.description)}</span>` : "") +
-        `</td><td data-label="${t("Prefix")}"><code>${escapeHtml(key.prefix)}</code></td>` +
-        `<td data-label="${t("Status")}">${statusBadge(ctx, status)}</td>` +
-        `<td data-label="${t("Permissions")}" class="small mono">${escapeHtml(permissionSummary(key.permissions))}</td>` +
-        `<td data-label="${t("Last used")}">${key.last_used_at ? time(ctx, key.last_used_at) : t("Never")}</td>` +
-        `<td data-label="${t("Expires")}">${key.expires_at ? escapeHtml(key.expires_at.slice(0, 10)) : "—"}</td>` +
-        `<td class="actions">${status === "active" ? `<a class="btn secondary" href="${ctx.root}/keys/${key.id}/revoke">${t("Revoke")}<span hidden> ${escapeHtml(key.name)}</span></a>` : ""}</td></tr>`
-    })
-    .join("")
-  return `<div class="bar"><h1>${t("API keys")}</h1><a class="btn primary" href="${ctx.root}/keys/new">${t("New key")}</a></div>` +
-    (keys.length === 0
-      ? `<p class="card muted">${t("None.")}</p>`
-      : `<div class="table-wrap card"><table class="stack" id="keys"><thead><tr><th>${t("Name")}</th><th>${t("Prefix")}</th><th>${t("Status")}</th>` +
-        `<th>${t("Permissions")}</th><th>${t("Last used")}</th><th>${t("Expires")}</th><th><span hidden>${t("Actions")}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`)
+  const rows = keys.map((key) => {
+    const status = keyStatus(key)
+    return html`
+      <tr><td data-label="${t("Name")}"><strong>${key.name}</strong>
+      ${key.description && html`<br><span class="muted small">${key.description}</span>`}
+      </td><td data-label="${t("Prefix")}"><code>${key.prefix}</code></td>
+      <td data-label="${t("Status")}">${statusBadge(ctx, status)}</td>
+      <td data-label="${t("Permissions")}" class="small mono">${permissionSummary(key.permissions)}</td>
+      <td data-label="${t("Last used")}">${key.last_used_at ? time(ctx, key.last_used_at) : t("Never")}</td>
+      <td data-label="${t("Expires")}">${key.expires_at ? key.expires_at.slice(0, 10) : "—"}</td>
+      <td class="actions">${status === "active" && html`<a class="btn secondary" href="${ctx.root}/keys/${key.id}/revoke">${t("Revoke")}<span hidden> ${key.name}</span></a>`}</td></tr>`
+  })
+  return html`
+    <div class="bar"><h1>${t("API keys")}</h1><a class="btn primary" href="${ctx.root}/keys/new">${t("New key")}</a></div>
+    ${keys.length === 0
+      ? html`<p class="card muted">${t("None.")}</p>`
+      : html`
+        <div class="table-wrap card"><table class="stack" id="keys"><thead><tr><th>${t("Name")}</th><th>${t("Prefix")}</th><th>${t("Status")}</th>
+        <th>${t("Permissions")}</th><th>${t("Last used")}</th><th>${t("Expires")}</th><th><span hidden>${t("Actions")}</span></th></tr></thead><tbody>${rows}</tbody></table></div>`}`
 }
 
 /** Form values of stored grants, to tick the matrix of an edit form. */
@@ -79,46 +81,51 @@ export const permissionMatrix = (ctx: PanelContext, rows: ReadonlyArray<AnyResou
   const { t } = ctx
   const box = (code: string, label: string, action: Action, enabled: boolean) =>
     enabled
-      ? `<td><input type="checkbox" id="${fieldName(code, action)}" name="${fieldName(code, action)}" aria-label="${escapeHtml(`${label}: ${t(action)}`)}"` +
-        `${form[fieldName(code, action)] !== undefined ? " checked" : ""}></td>`
-      : `<td></td>`
+      ? html`
+        <td><input type="checkbox" id="${fieldName(code, action)}" name="${fieldName(code, action)}" aria-label="${label}: ${t(action)}"
+        ${attributes({ checked: form[fieldName(code, action)] !== undefined })}></td>`
+      : html`<td></td>`
   const row = (code: string, label: string, actions: ReadonlyArray<Action>) =>
-    `<tr><td>${escapeHtml(label)}</td>${ACTIONS.map((action) => box(code, label, action, actions.includes(action))).join("")}</tr>`
-  const matrix = row("*", t("Every resource"), ACTIONS) + rows.map((resource) => row(resource.name, resource.name, actionsOf(resource))).join("")
-  return `<fieldset id="permissions"${problems.permissions ? ` aria-describedby="permissions-error"` : ""}><legend>${t("Permissions")}</legend>` + fieldError(ctx, problems, "permissions") +
-    `<div class="table-wrap"><table class="matrix"><thead><tr><th>${t("Resource")}</th>${ACTIONS.map((action) => `<th>${t(action)}</th>`).join("")}</tr></thead>` +
-    `<tbody>${matrix}</tbody></table></div></fieldset>`
+    html`<tr><td>${label}</td>${ACTIONS.map((action) => box(code, label, action, actions.includes(action)))}</tr>`
+  return html`
+    <fieldset id="permissions"${attributes({ "aria-describedby": problems.permissions ? "permissions-error" : undefined })}><legend>${t("Permissions")}</legend>
+    ${fieldError(ctx, problems, "permissions")}
+    <div class="table-wrap"><table class="matrix"><thead><tr><th>${t("Resource")}</th>${ACTIONS.map((action) => html`<th>${t(action)}</th>`)}</tr></thead>
+    <tbody>${row("*", t("Every resource"), ACTIONS)}${rows.map((resource) => row(resource.name, resource.name, actionsOf(resource)))}</tbody></table></div></fieldset>`
 }
 
 const createScreen = (ctx: PanelContext, registry: ReadonlyArray<AnyResource>, form: Form, problems: FieldProblems) => {
   const { t } = ctx
-  return `<h1>${t("New key")}</h1>` + formProblem(ctx, problems) +
-    `<form method="post" action="${ctx.root}/keys" class="card" novalidate>${csrfField(ctx)}` +
-    `<label for="name">${t("Name")}</label><input type="text" id="name" name="name" maxlength="200" value="${escapeHtml(form.name ?? "")}"${invalidAttributes(problems, "name")}>` +
-    fieldError(ctx, problems, "name") +
-    `<label for="description">${t("Description")}</label><input type="text" id="description" name="description" maxlength="1000" value="${escapeHtml(form.description ?? "")}">` +
-    `<label for="expires_at">${t("Expiry date")}</label><input type="date" id="expires_at" name="expires_at" value="${escapeHtml(form.expires_at ?? "")}"` +
-    `${invalidAttributes(problems, "expires_at", "expires_at-hint")}>` +
-    `<p class="hint" id="expires_at-hint">${t("Optional. The key stops working at 00:00 UTC of this date.")}</p>` + fieldError(ctx, problems, "expires_at") +
-    permissionMatrix(ctx, grantableResources(registry), form, problems) +
-    `<div class="form-actions"><button class="primary" type="submit">${t("Create key")}</button><a class="btn secondary" href="${ctx.root}/keys">${t("Cancel")}</a></div></form>`
+  return html`
+    <h1>${t("New key")}</h1>${formProblem(ctx, problems)}
+    <form method="post" action="${ctx.root}/keys" class="card" novalidate>${csrfField(ctx)}
+    <label for="name">${t("Name")}</label><input type="text" id="name" name="name" maxlength="200" value="${form.name ?? ""}"${invalidAttributes(problems, "name")}>
+    ${fieldError(ctx, problems, "name")}
+    <label for="description">${t("Description")}</label><input type="text" id="description" name="description" maxlength="1000" value="${form.description ?? ""}">
+    <label for="expires_at">${t("Expiry date")}</label><input type="date" id="expires_at" name="expires_at" value="${form.expires_at ?? ""}"
+    ${invalidAttributes(problems, "expires_at", "expires_at-hint")}>
+    <p class="hint" id="expires_at-hint">${t("Optional. The key stops working at 00:00 UTC of this date.")}</p>${fieldError(ctx, problems, "expires_at")}
+    ${permissionMatrix(ctx, grantableResources(registry), form, problems)}
+    <div class="form-actions"><button class="primary" type="submit">${t("Create key")}</button><a class="btn secondary" href="${ctx.root}/keys">${t("Cancel")}</a></div></form>`
 }
 
 const createdScreen = (ctx: PanelContext, key: ApiKey, token: string) => {
   const { t } = ctx
-  return `<h1>${t("Your new key")}</h1><div class="card"><p><strong>${escapeHtml(key.name)}</strong></p>` +
-    `<p class="alert" role="alert">${t("Copy this token now: it is shown only once.")}</p>` +
-    `<div class="token"><output id="token" class="mono">${escapeHtml(token)}</output>` +
-    `<button type="button" class="secondary" data-copy="token" data-copied="${escapeHtml(t("Copied"))}" hidden>${t("Copy")}</button></div>` +
-    `<div class="form-actions"><a class="btn primary" href="${ctx.root}/keys">${t("Back to keys")}</a></div></div>`
+  return html`
+    <h1>${t("Your new key")}</h1><div class="card"><p><strong>${key.name}</strong></p>
+    <p class="alert" role="alert">${t("Copy this token now: it is shown only once.")}</p>
+    <div class="token"><output id="token" class="mono">${token}</output>
+    <button type="button" class="secondary" data-copy="token" data-copied="${t("Copied")}" hidden>${t("Copy")}</button></div>
+    <div class="form-actions"><a class="btn primary" href="${ctx.root}/keys">${t("Back to keys")}</a></div></div>`
 }
 
 const revokeScreen = (ctx: PanelContext, key: ApiKey) => {
   const { t } = ctx
-  return `<h1>${t("Revoke key")}</h1><div class="card"><p><strong>${escapeHtml(key.name)}</strong> <code>${escapeHtml(key.prefix)}</code></p>` +
-    `<p>${t("Revoke this key? Integrations using it stop working at once.")}</p>` +
-    `<form method="post" action="${ctx.root}/keys/${key.id}/revoke">${csrfField(ctx)}<div class="form-actions">` +
-    `<button class="danger" type="submit">${t("Revoke")}</button><a class="btn secondary" href="${ctx.root}/keys">${t("Cancel")}</a></div></form></div>`
+  return html`
+    <h1>${t("Revoke key")}</h1><div class="card"><p><strong>${key.name}</strong> <code>${key.prefix}</code></p>
+    <p>${t("Revoke this key? Integrations using it stop working at once.")}</p>
+    <form method="post" action="${ctx.root}/keys/${key.id}/revoke">${csrfField(ctx)}<div class="form-actions">
+    <button class="danger" type="submit">${t("Revoke")}</button><a class="btn secondary" href="${ctx.root}/keys">${t("Cancel")}</a></div></form></div>`
 }
 
 /** The API keys screens: admin only, over core's key services (Tenancy), never SQL of their own. */

@@ -3,9 +3,10 @@ import { type AnyResource, can, OAuth, OAuthConfig, ResourceEngine, Tenancy } fr
 import { Effect, Option } from "effect"
 import { clearCookie, cookieOptions, makeCurrentUser, sameText, secureCookies, SESSION_COOKIE, setSessionCookie } from "../browser-session.js"
 import { FormError, readForm } from "../oauth/form.js"
+import { html, type Html, htmlResponse } from "../html.js"
 import { publicPath } from "../public-url.js"
 import { localeFrom, translator } from "./i18n.js"
-import { bare, escapeHtml, layout, type NavItem, PANEL_HEADERS, type PanelContext, type Screen } from "./layout.js"
+import { bare, layout, type NavItem, PANEL_HEADERS, type PanelContext, type Screen } from "./layout.js"
 
 /** Remembers the company chosen in the switcher (a hint only: membership is checked on every request). */
 export const TENANT_COOKIE = "erp_panel_tenant"
@@ -21,8 +22,8 @@ export const resourceLabel = (resource: Pick<AnyResource, "name">) => {
 export type Form = Readonly<Record<string, string | undefined>>
 type Response = HttpServerResponse.HttpServerResponse
 
-export const htmlResponse = (body: string, status = 200) =>
-  HttpServerResponse.html(body).pipe(HttpServerResponse.setStatus(status), HttpServerResponse.setHeaders(PANEL_HEADERS))
+/** A panel page: `Html` only, with the panel's headers. */
+export const panelResponse = (body: Html, status = 200) => htmlResponse(body, { status, headers: PANEL_HEADERS })
 
 /** 303 after every successful post, so a reload never posts twice. */
 export const seeOther = (location: string) =>
@@ -59,10 +60,10 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
       return { main, resources }
     }
 
-    const page = (ctx: PanelContext, screen: Screen, status = 200) => htmlResponse(layout(ctx, navOf(ctx), screen), status)
+    const page = (ctx: PanelContext, screen: Screen, status = 200) => panelResponse(layout(ctx, navOf(ctx), screen), status)
 
     const refusal = (ctx: PanelContext, title: string, message: string, status: number) =>
-      page(ctx, { title, current: "", body: `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(message)}</p>` }, status)
+      page(ctx, { title, current: "", body: html`<h1>${title}</h1><p class="error" role="alert">${message}</p>` }, status)
 
     const signInRedirect = (request: HttpServerRequest.HttpServerRequest) => {
       const next = request.url.startsWith("/panel") ? `${basePath}${request.url}` : root
@@ -93,7 +94,7 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
         const { locale, t } = bareContext(request)
         const tenants = yield* oauth.memberships(found.value.user.id)
         if (tenants.length === 0) {
-          return htmlResponse(bare({ root, locale }, t("Panel"), `<h1>${t("Panel")}</h1><p class="error" role="alert">${t("You belong to no company.")}</p>`), 403)
+          return panelResponse(bare({ root, locale }, t("Panel"), html`<h1>${t("Panel")}</h1><p class="error" role="alert">${t("You belong to no company.")}</p>`), 403)
         }
         const wanted = request.cookies[TENANT_COOKIE]
         const membership = tenants.find((item) => item.tenant_id === wanted) ?? tenants[0]

@@ -1,8 +1,6 @@
 import type { Principal, Tenant, TenantMembership, User } from "@erp/core"
-import { escapeHtml } from "../oauth/html.js"
+import { attributes, html, type Html } from "../html.js"
 import type { Locale, Translate } from "./i18n.js"
-
-export { escapeHtml }
 
 /** Everything a screen needs about who is looking and where the panel lives. */
 export interface PanelContext {
@@ -19,18 +17,18 @@ export interface PanelContext {
   readonly csrf: string
 }
 
-export const csrfField = (ctx: Pick<PanelContext, "csrf">) => `<input type="hidden" name="csrf" value="${escapeHtml(ctx.csrf)}">`
+export const csrfField = (ctx: Pick<PanelContext, "csrf">) => html`<input type="hidden" name="csrf" value="${ctx.csrf}">`
 
 /**
  * A timestamp in the tenant's time zone on the server; the panel's script rewrites it into
  * the browser's own zone (the user's), so without script the tenant's zone is shown and named.
  */
-export const time = (ctx: Pick<PanelContext, "locale" | "tenant">, iso: string | null | undefined): string => {
-  if (!iso) return ""
+export const time = (ctx: Pick<PanelContext, "locale" | "tenant">, iso: string | null | undefined): Html => {
+  if (!iso) return html``
   const date = new Date(iso)
-  if (Number.isNaN(date.getTime())) return escapeHtml(iso)
+  if (Number.isNaN(date.getTime())) return html`${iso}`
   const text = new Intl.DateTimeFormat(ctx.locale, { dateStyle: "medium", timeStyle: "short", timeZone: ctx.tenant.time_zone }).format(date)
-  return `<time datetime="${escapeHtml(date.toISOString())}" data-local>${escapeHtml(text)}</time>`
+  return html`<time datetime="${date.toISOString()}" data-local>${text}</time>`
 }
 
 export interface NavItem {
@@ -43,48 +41,49 @@ export interface Screen {
   readonly title: string
   /** Which navigation entry is the current page. */
   readonly current: string
-  readonly body: string
+  readonly body: Html
   readonly flash?: string | undefined
 }
 
-const head = (ctx: Pick<PanelContext, "root" | "locale">, title: string) =>
-  `<!doctype html><html lang="${ctx.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-  `<title>${escapeHtml(title)} · erp</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${ctx.root}/assets/panel.css">` +
-  `<script src="${ctx.root}/assets/panel.js" defer></script></head>`
+const head = (ctx: Pick<PanelContext, "root" | "locale">, title: string) => html`
+  <!doctype html><html lang="${ctx.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${title} · erp</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${ctx.root}/assets/panel.css">
+  <script src="${ctx.root}/assets/panel.js" defer></script></head>`
 
 const navGroup = (heading: string, items: ReadonlyArray<NavItem>, current: string) =>
-  items.length === 0
-    ? ""
-    : `<div class="group"><h2>${escapeHtml(heading)}</h2><ul>` +
-      items.map((item) => `<li><a href="${escapeHtml(item.href)}"${item.key === current ? ` aria-current="page"` : ""}>${escapeHtml(item.label)}</a></li>`).join("") +
-      `</ul></div>`
+  items.length > 0 && html`
+    <div class="group"><h2>${heading}</h2><ul>
+    ${items.map((item) => html`<li><a href="${item.href}"${attributes({ "aria-current": item.key === current && "page" })}>${item.label}</a></li>`)}
+    </ul></div>`
 
 /** The signed-in page: top bar (company switch, sign out), navigation, the screen. */
-export const layout = (ctx: PanelContext, nav: { readonly main: ReadonlyArray<NavItem>; readonly resources: ReadonlyArray<NavItem> }, screen: Screen): string => {
+export const layout = (ctx: PanelContext, nav: { readonly main: ReadonlyArray<NavItem>; readonly resources: ReadonlyArray<NavItem> }, screen: Screen): Html => {
   const { t } = ctx
   const companies = ctx.tenants.length > 1
-    ? `<form method="post" action="${ctx.root}/tenant">${csrfField(ctx)}` +
-      `<select id="tenant-switch" name="tenant_id" aria-label="${escapeHtml(t("Company"))}">` +
-      ctx.tenants.map((item) => `<option value="${escapeHtml(item.tenant_id)}"${item.tenant_id === ctx.tenant.id ? " selected" : ""}>${escapeHtml(item.tenant_name)}</option>`).join("") +
-      `</select><button type="submit">${t("Switch")}</button></form>`
-    : `<span>${escapeHtml(ctx.tenant.name)}</span>`
-  return head(ctx, screen.title) +
-    `<body><a class="skip" href="#content">${t("Skip to content")}</a>` +
-    `<header class="top"><a class="brand" href="${ctx.root}">erp <span>${t("Panel")}</span></a>` +
-    `<div class="who">${companies}<span class="small">${escapeHtml(ctx.user.email)} · ${escapeHtml(t(ctx.isAdmin ? "admin" : "member"))}</span>` +
-    `<form method="post" action="${ctx.root}/sign-out">${csrfField(ctx)}<button type="submit">${t("Sign out")}</button></form></div></header>` +
-    `<div class="shell"><nav class="side" aria-label="${escapeHtml(t("Main"))}">` +
-    navGroup(t("Panel"), nav.main, screen.current) +
-    navGroup(t("Resources"), nav.resources, screen.current) +
-    `</nav><main id="content" tabindex="-1">` +
-    (screen.flash ? `<p class="flash" role="status">${escapeHtml(screen.flash)}</p>` : "") +
-    screen.body +
-    `</main></div></body></html>`
+    ? html`
+      <form method="post" action="${ctx.root}/tenant">${csrfField(ctx)}
+      <select id="tenant-switch" name="tenant_id" aria-label="${t("Company")}">
+      ${ctx.tenants.map((item) => html`<option value="${item.tenant_id}"${attributes({ selected: item.tenant_id === ctx.tenant.id })}>${item.tenant_name}</option>`)}
+      </select><button type="submit">${t("Switch")}</button></form>`
+    : html`<span>${ctx.tenant.name}</span>`
+  return html`
+    ${head(ctx, screen.title)}
+    <body><a class="skip" href="#content">${t("Skip to content")}</a>
+    <header class="top"><a class="brand" href="${ctx.root}">erp <span>${t("Panel")}</span></a>
+    <div class="who">${companies}<span class="small">${ctx.user.email} · ${t(ctx.isAdmin ? "admin" : "member")}</span>
+    <form method="post" action="${ctx.root}/sign-out">${csrfField(ctx)}<button type="submit">${t("Sign out")}</button></form></div></header>
+    <div class="shell"><nav class="side" aria-label="${t("Main")}">
+    ${navGroup(t("Panel"), nav.main, screen.current)}
+    ${navGroup(t("Resources"), nav.resources, screen.current)}
+    </nav><main id="content" tabindex="-1">
+    ${screen.flash && html`<p class="flash" role="status">${screen.flash}</p>`}
+    ${screen.body}
+    </main></div></body></html>`
 }
 
 /** A page without the signed-in chrome: sign-in, refusals before a session exists. */
-export const bare = (ctx: Pick<PanelContext, "root" | "locale">, title: string, body: string): string =>
-  head(ctx, title) + `<body><main id="content" class="signin"><div class="card">${body}</div></main></body></html>`
+export const bare = (ctx: Pick<PanelContext, "root" | "locale">, title: string, body: Html): Html =>
+  html`${head(ctx, title)}<body><main id="content" class="signin"><div class="card">${body}</div></main></body></html>`
 
 /** Headers of every panel page: strict CSP (our own script and stylesheet only), no framing, no caching. */
 export const PANEL_HEADERS = {

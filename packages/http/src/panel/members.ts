@@ -4,7 +4,8 @@ import { Effect, Option } from "effect"
 import { fieldError, type FieldProblems, formProblem, invalidAttributes } from "./forms.js"
 import { formOfGrants, grantsFromForm, permissionMatrix, permissionSummary } from "./keys.js"
 import { type Form, type Kit, seeOther } from "./kit.js"
-import { csrfField, escapeHtml, type PanelContext, time } from "./layout.js"
+import { attributes, html } from "../html.js"
+import { csrfField, type PanelContext, time } from "./layout.js"
 import { withQuery } from "./display.js"
 
 /** What a member can be granted: every resource a role can reach (admin-only ones come with the admin role alone). */
@@ -24,10 +25,10 @@ export const inviteProblems = (registry: ReadonlyArray<AnyResource>, form: Form)
   return problems
 }
 
-const roleField = (ctx: PanelContext, form: Form, problems: FieldProblems) =>
-  `<label for="role">${ctx.t("Role")}</label><select id="role" name="role"${invalidAttributes(problems, "role", "role-hint")}>` +
-  (["member", "admin"] as const).map((role) => `<option value="${role}"${form.role === role ? " selected" : ""}>${ctx.t(role)}</option>`).join("") +
-  `</select><p class="hint" id="role-hint">${ctx.t("Admins can do everything; members only what the permissions below allow.")}</p>` + fieldError(ctx, problems, "role")
+const roleField = (ctx: PanelContext, form: Form, problems: FieldProblems) => html`
+  <label for="role">${ctx.t("Role")}</label><select id="role" name="role"${invalidAttributes(problems, "role", "role-hint")}>
+  ${(["member", "admin"] as const).map((role) => html`<option value="${role}"${attributes({ selected: form.role === role })}>${ctx.t(role)}</option>`)}
+  </select><p class="hint" id="role-hint">${ctx.t("Admins can do everything; members only what the permissions below allow.")}</p>${fieldError(ctx, problems, "role")}`
 
 /** Members of the company: invite by email with a role and permissions, change a role, remove. Admin only. */
 export const makeMembers = (kit: Kit) => {
@@ -39,31 +40,33 @@ export const makeMembers = (kit: Kit) => {
 
   const listScreen = (ctx: PanelContext, members: ReadonlyArray<Member>, form: Form, problems: FieldProblems) => {
     const { t } = ctx
-    const body = members.map((member) =>
-      `<tr><td data-label="${t("Email")}"><strong>${escapeHtml(member.email)}</strong><br><span class="muted small">${escapeHtml(member.name)}</span></td>` +
-      `<td data-label="${t("Role")}">${escapeHtml(t(member.role))}</td>` +
-      `<td data-label="${t("Permissions")}" class="small mono">${member.role === "admin" ? "—" : escapeHtml(permissionSummary(member.permissions))}</td>` +
-      `<td data-label="${t("Created")}">${time(ctx, member.created_at)}</td>` +
-      `<td class="actions"><a class="btn secondary" href="${ctx.root}/members/${member.id}">${t("Edit")}<span hidden> ${escapeHtml(member.email)}</span></a></td></tr>`).join("")
-    return `<h1>${t("Members")}</h1>` +
-      `<div class="card table-wrap"><table class="stack" id="members"><thead><tr><th>${t("Email")}</th><th>${t("Role")}</th><th>${t("Permissions")}</th><th>${t("Created")}</th>` +
-      `<th><span hidden>${t("Actions")}</span></th></tr></thead><tbody>${body}</tbody></table></div>` +
-      `<section aria-labelledby="invite-title"><h2 id="invite-title">${t("Invite a member")}</h2>` + formProblem(ctx, problems) +
-      `<form method="post" action="${ctx.root}/members" class="card" novalidate>${csrfField(ctx)}` +
-      `<label for="email">${t("Email")}</label><input type="email" id="email" name="email" value="${escapeHtml(form.email ?? "")}"${invalidAttributes(problems, "email")}>` + fieldError(ctx, problems, "email") +
-      `<label for="name">${t("Name")}</label><input type="text" id="name" name="name" value="${escapeHtml(form.name ?? "")}">` +
-      roleField(ctx, form, problems) + permissionMatrix(ctx, rows, form, problems) +
-      `<div class="form-actions"><button class="primary" type="submit">${t("Invite")}</button></div></form></section>`
+    const body = members.map((member) => html`
+      <tr><td data-label="${t("Email")}"><strong>${member.email}</strong><br><span class="muted small">${member.name}</span></td>
+      <td data-label="${t("Role")}">${t(member.role)}</td>
+      <td data-label="${t("Permissions")}" class="small mono">${member.role === "admin" ? "—" : permissionSummary(member.permissions)}</td>
+      <td data-label="${t("Created")}">${time(ctx, member.created_at)}</td>
+      <td class="actions"><a class="btn secondary" href="${ctx.root}/members/${member.id}">${t("Edit")}<span hidden> ${member.email}</span></a></td></tr>`)
+    return html`
+      <h1>${t("Members")}</h1>
+      <div class="card table-wrap"><table class="stack" id="members"><thead><tr><th>${t("Email")}</th><th>${t("Role")}</th><th>${t("Permissions")}</th><th>${t("Created")}</th>
+      <th><span hidden>${t("Actions")}</span></th></tr></thead><tbody>${body}</tbody></table></div>
+      <section aria-labelledby="invite-title"><h2 id="invite-title">${t("Invite a member")}</h2>${formProblem(ctx, problems)}
+      <form method="post" action="${ctx.root}/members" class="card" novalidate>${csrfField(ctx)}
+      <label for="email">${t("Email")}</label><input type="email" id="email" name="email" value="${form.email ?? ""}"${invalidAttributes(problems, "email")}>${fieldError(ctx, problems, "email")}
+      <label for="name">${t("Name")}</label><input type="text" id="name" name="name" value="${form.name ?? ""}">
+      ${roleField(ctx, form, problems)}${permissionMatrix(ctx, rows, form, problems)}
+      <div class="form-actions"><button class="primary" type="submit">${t("Invite")}</button></div></form></section>`
   }
 
   const editScreen = (ctx: PanelContext, member: Member, form: Form, problems: FieldProblems) => {
     const { t } = ctx
-    return `<h1>${escapeHtml(member.email)}</h1>` + formProblem(ctx, problems) +
-      `<form method="post" action="${ctx.root}/members/${member.id}" class="card" novalidate>${csrfField(ctx)}` +
-      roleField(ctx, form, problems) + permissionMatrix(ctx, rows, form, problems) +
-      `<div class="form-actions"><button class="primary" type="submit">${t("Save")}</button><a class="btn secondary" href="${ctx.root}/members">${t("Cancel")}</a></div></form>` +
-      `<form method="post" action="${ctx.root}/members/${member.id}/remove" class="card">${csrfField(ctx)}<p>${t("Remove this member? They stop acting in the company at once.")}</p>` +
-      `<div class="form-actions"><button class="danger" type="submit">${t("Remove")}</button></div></form>`
+    return html`
+      <h1>${member.email}</h1>${formProblem(ctx, problems)}
+      <form method="post" action="${ctx.root}/members/${member.id}" class="card" novalidate>${csrfField(ctx)}
+      ${roleField(ctx, form, problems)}${permissionMatrix(ctx, rows, form, problems)}
+      <div class="form-actions"><button class="primary" type="submit">${t("Save")}</button><a class="btn secondary" href="${ctx.root}/members">${t("Cancel")}</a></div></form>
+      <form method="post" action="${ctx.root}/members/${member.id}/remove" class="card">${csrfField(ctx)}<p>${t("Remove this member? They stop acting in the company at once.")}</p>
+      <div class="form-actions"><button class="danger" type="submit">${t("Remove")}</button></div></form>`
   }
 
   const list = kit.signedIn(kit.adminOnly((ctx, request) =>

@@ -1,7 +1,8 @@
 import { type AnyResource, type FieldErrors } from "@erp/core"
 import { JSONSchema, type Schema } from "effect"
 import { fieldError, type FieldProblems, invalidAttributes } from "./forms.js"
-import { escapeHtml, type PanelContext } from "./layout.js"
+import { attributes, html, type Html } from "../html.js"
+import type { PanelContext } from "./layout.js"
 import type { Form } from "./kit.js"
 
 type JsonSchema = Readonly<Record<string, unknown>>
@@ -146,42 +147,34 @@ export const problemsFromEngine = (fields: FieldErrors | undefined): FieldProble
 }
 
 /** The form's inputs, each with its label, hint and error. */
-export const renderFields = (ctx: PanelContext, fields: ReadonlyArray<FormField>, values: Form, problems: FieldProblems) =>
-  fields
-    .map((field) => {
-      const id = `f-${field.name}`
-      const name = `f.${field.name}`
-      const value = values[name] ?? ""
-      const hintId = field.description ? `${id}-hint` : undefined
-      const attributes = `id="${id}" name="${escapeHtml(name)}"${invalidAttributes(problems, field.name, hintId)}`
-      const label = `<label for="${id}">${escapeHtml(fieldLabel(field.name))}${field.required ? " *" : ""}</label>`
-      const option = (option: string, text = option) => `<option value="${escapeHtml(option)}"${option === value ? " selected" : ""}>${escapeHtml(text)}</option>`
-      let control: string
+export const renderFields = (ctx: PanelContext, fields: ReadonlyArray<FormField>, values: Form, problems: FieldProblems): ReadonlyArray<Html> =>
+  fields.map((field) => {
+    const id = `f-${field.name}`
+    const name = `f.${field.name}`
+    const value = values[name] ?? ""
+    const hintId = field.description ? `${id}-hint` : undefined
+    const named = html`${attributes({ id, name })}${invalidAttributes(problems, field.name, hintId)}`
+    const option = (option: string, text = option) => html`<option value="${option}"${attributes({ selected: option === value })}>${text}</option>`
+    const control = (): Html => {
       switch (field.input.kind) {
         case "choice":
-          control = `<select ${attributes}>${option("", "—")}${field.input.options.map((item) => option(item)).join("")}</select>`
-          break
+          return html`<select${named}>${option("", "—")}${field.input.options.map((item) => option(item))}</select>`
         case "boolean":
-          control = `<select ${attributes}>${option("", "—")}${option("true")}${option("false")}</select>`
-          break
+          return html`<select${named}>${option("", "—")}${option("true")}${option("false")}</select>`
         case "lines":
         case "json":
-          control = `<textarea ${attributes} class="mono" spellcheck="false">${escapeHtml(value)}</textarea>`
-          break
+          return html`<textarea${named} class="mono" spellcheck="false">${value}</textarea>`
         case "number":
-          control = `<input type="text" inputmode="decimal" ${attributes} value="${escapeHtml(value)}">`
-          break
+          return html`<input type="text" inputmode="decimal"${named} value="${value}">`
         default:
-          control = field.input.long
-            ? `<textarea ${attributes}>${escapeHtml(value)}</textarea>`
-            : `<input type="text" ${attributes} value="${escapeHtml(value)}">`
+          return field.input.long ? html`<textarea${named}>${value}</textarea>` : html`<input type="text"${named} value="${value}">`
       }
-      const hint = field.description || field.input.kind === "lines" || field.input.kind === "json"
-        ? `<p class="hint" id="${id}-hint">${escapeHtml([field.description, field.input.kind === "lines" ? ctx.t("One per line.") : field.input.kind === "json" ? ctx.t("JSON") : ""].filter(Boolean).join(" "))}</p>`
-        : ""
-      return label + control + (hint && !hintId ? hint.replace(`id="${id}-hint"`, "") : hint) + fieldError(ctx, problems, field.name)
-    })
-    .join("")
+    }
+    const hint = [field.description, field.input.kind === "lines" ? ctx.t("One per line.") : field.input.kind === "json" ? ctx.t("JSON") : ""].filter(Boolean).join(" ")
+    return html`
+      <label for="${id}">${fieldLabel(field.name)}${field.required && " *"}</label>${control()}
+      ${hint && html`<p class="hint"${attributes({ id: hintId })}>${hint}</p>`}${fieldError(ctx, problems, field.name)}`
+  })
 
 /** Form values (`f.<field>`) from a stored record, for the edit form. */
 export const valuesOf = (fields: ReadonlyArray<FormField>, record: Readonly<Record<string, unknown>>): Form =>

@@ -4,7 +4,8 @@ import { Effect } from "effect"
 import { pager, recordLabel, showValue, tenantResources, withQuery } from "./display.js"
 import { formProblem, type FieldProblems } from "./forms.js"
 import { type Form, type Kit, queryOf, resourceLabel, seeOther } from "./kit.js"
-import { csrfField, escapeHtml, type PanelContext } from "./layout.js"
+import { html, type Html } from "../html.js"
+import { csrfField, type PanelContext } from "./layout.js"
 import { bodyFromForm, createFields, formFields, problemsFromEngine, renderFields, updateFields, valuesOf } from "./record-form.js"
 
 type Row = Readonly<Record<string, unknown>>
@@ -66,40 +67,44 @@ export const makeRecords = (kit: Kit) =>
         if (page._tag === "Left") return failure(ctx, resourceLabel(resource), page.left)
         const records = page.right.data as ReadonlyArray<Row>
         const columns = listColumns(resource, records)
-        const rows = records.map((record) =>
-          `<tr><td data-label="${t("Name")}"><a href="${ctx.root}/r/${resource.name}/${escapeHtml(String(record.id))}">${escapeHtml(recordLabel(record))}</a></td>` +
-          columns.map((column) => `<td data-label="${escapeHtml(column)}">${showValue(ctx, record[column])}</td>`).join("") + `</tr>`).join("")
+        const rows = records.map((record) => html`
+          <tr><td data-label="${t("Name")}"><a href="${ctx.root}/r/${resource.name}/${String(record.id)}">${recordLabel(record)}</a></td>
+          ${columns.map((column) => html`<td data-label="${column}">${showValue(ctx, record[column])}</td>`)}</tr>`)
         const mayCreate = writable(resource) && can(ctx.principal, resource.permission, "create", resource.adminOnly)
         const flash = query.get("deleted") ? t("The record was deleted.") : undefined
-        const body = `<div class="bar"><h1>${escapeHtml(resourceLabel(resource))}</h1>` +
-          (mayCreate ? `<a class="btn primary" href="${ctx.root}/r/${resource.name}/new">${t("New record")}</a>` : "") + `</div>` +
-          `<p class="muted">${escapeHtml(resource.description)}</p>` +
-          (resource.search
-            ? `<form method="get" action="${ctx.root}/r/${resource.name}" class="card filters" role="search"><div><label for="search">${t("Search")}</label>` +
-              `<input type="search" id="search" name="search" value="${escapeHtml(search)}"></div><div><button class="primary" type="submit">${t("Search")}</button></div></form>`
-            : "") +
-          `<section class="card">` +
-          (records.length === 0
-            ? `<p class="muted">${t("No records.")}</p>`
-            : `<div class="table-wrap"><table class="stack" id="records"><thead><tr><th>${t("Name")}</th>${columns.map((column) => `<th>${escapeHtml(column)}</th>`).join("")}</tr></thead><tbody>${rows}</tbody></table></div>`) +
-          pager(ctx, page.right, (next) => withQuery(`${ctx.root}/r/${resource.name}`, { search, cursor: next })) + `</section>`
+        const body = html`
+          <div class="bar"><h1>${resourceLabel(resource)}</h1>
+          ${mayCreate && html`<a class="btn primary" href="${ctx.root}/r/${resource.name}/new">${t("New record")}</a>`}</div>
+          <p class="muted">${resource.description}</p>
+          ${resource.search && html`
+            <form method="get" action="${ctx.root}/r/${resource.name}" class="card filters" role="search"><div><label for="search">${t("Search")}</label>
+            <input type="search" id="search" name="search" value="${search}"></div><div><button class="primary" type="submit">${t("Search")}</button></div></form>`}
+          <section class="card">
+          ${records.length === 0
+            ? html`<p class="muted">${t("No records.")}</p>`
+            : html`
+              <div class="table-wrap"><table class="stack" id="records"><thead><tr><th>${t("Name")}</th>${columns.map((column) => html`<th>${column}</th>`)}</tr></thead>
+              <tbody>${rows}</tbody></table></div>`}
+          ${pager(ctx, page.right, (next) => withQuery(`${ctx.root}/r/${resource.name}`, { search, cursor: next }))}</section>`
         return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body, flash })
       }))
 
     const editor = (ctx: PanelContext, resource: AnyResource, mode: { readonly id?: string }, values: Form, problems: FieldProblems) => {
       const fields = mode.id ? updateFields(resource) : createFields(resource)
-      const action = mode.id ? `${ctx.root}/r/${resource.name}/${mode.id}` : `${ctx.root}/r/${resource.name}`
-      return formProblem(ctx, problems) + (problems._form ? `<p class="error">${escapeHtml(problems._form)}</p>` : "") +
-        `<form method="post" action="${action}" class="card" novalidate>${csrfField(ctx)}` + renderFields(ctx, fields, values, problems) +
-        `<div class="form-actions"><button class="primary" type="submit">${ctx.t(mode.id ? "Save" : "Create")}</button>` +
-        `<a class="btn secondary" href="${mode.id ? `${ctx.root}/r/${resource.name}/${mode.id}` : `${ctx.root}/r/${resource.name}`}">${ctx.t("Cancel")}</a></div></form>`
+      // The form posts where the record is shown, and Cancel goes back there.
+      const target = mode.id ? `${ctx.root}/r/${resource.name}/${mode.id}` : `${ctx.root}/r/${resource.name}`
+      return html`
+        ${formProblem(ctx, problems)}${problems._form && html`<p class="error">${problems._form}</p>`}
+        <form method="post" action="${target}" class="card" novalidate>${csrfField(ctx)}${renderFields(ctx, fields, values, problems)}
+        <div class="form-actions"><button class="primary" type="submit">${ctx.t(mode.id ? "Save" : "Create")}</button>
+        <a class="btn secondary" href="${target}">${ctx.t("Cancel")}</a></div></form>`
     }
 
     const newForm = kit.signedIn((ctx) =>
       Effect.gen(function* () {
         const found = yield* resourceFor(ctx)
         if (!found || !writable(found.resource)) return notFound(ctx)
-        const body = `<h1>${ctx.t("New record")} · ${escapeHtml(resourceLabel(found.resource))}</h1>` + editor(ctx, found.resource, {}, {}, {})
+        const body = html`<h1>${ctx.t("New record")} · ${resourceLabel(found.resource)}</h1>${editor(ctx, found.resource, {}, {}, {})}`
         return kit.page(ctx, { title: resourceLabel(found.resource), current: `r:${found.resource.name}`, body })
       }))
 
@@ -108,7 +113,7 @@ export const makeRecords = (kit: Kit) =>
       const problems = problemsFromEngine(error.fields)
       const withMessage = Object.keys(problems).length === 0 ? { _form: error.message } : problems
       const status = error._tag === "Unprocessable" || error._tag === "InvalidRequest" ? 422 : STATUS_OF[error._tag] ?? 400
-      const body = `<h1>${escapeHtml(resourceLabel(resource))}</h1>` + editor(ctx, resource, id ? { id } : {}, form, withMessage)
+      const body = html`<h1>${resourceLabel(resource)}</h1>${editor(ctx, resource, id ? { id } : {}, form, withMessage)}`
       return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body }, status)
     }
 
@@ -119,7 +124,7 @@ export const makeRecords = (kit: Kit) =>
         const { resource } = found
         const { body, problems } = bodyFromForm(createFields(resource), form)
         if (Object.keys(problems).length > 0) {
-          return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body: `<h1>${escapeHtml(resourceLabel(resource))}</h1>` + editor(ctx, resource, {}, form, problems) }, 422)
+          return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body: html`<h1>${resourceLabel(resource)}</h1>${editor(ctx, resource, {}, form, problems)}` }, 422)
         }
         const made = yield* kit.engine.create(resource, ctx.principal, body).pipe(Effect.either)
         if (made._tag === "Left") return refusedWrite(ctx, resource, undefined, form, made.left)
@@ -133,39 +138,42 @@ export const makeRecords = (kit: Kit) =>
       kit.page(ctx, {
         title: resourceLabel(resource),
         current: `r:${resource.name}`,
-        body: `<h1>${escapeHtml(recordLabel(record))}</h1><div class="card"><p class="alert" role="alert">${ctx.t("Copy this token now: it is shown only once.")}</p>` +
-          secrets.map(([name, value], index) =>
-            `<p><strong>${escapeHtml(name)}</strong></p><div class="token"><output id="secret-${index}" class="mono">${escapeHtml(String(value))}</output>` +
-            `<button type="button" class="secondary" data-copy="secret-${index}" data-copied="${escapeHtml(ctx.t("Copied"))}" hidden>${ctx.t("Copy")}</button></div>`).join("") +
-          `<div class="form-actions"><a class="btn primary" href="${ctx.root}/r/${resource.name}/${escapeHtml(String(record.id))}">${ctx.t("Open")}</a></div></div>`
+        body: html`
+          <h1>${recordLabel(record)}</h1><div class="card"><p class="alert" role="alert">${ctx.t("Copy this token now: it is shown only once.")}</p>
+          ${secrets.map(([name, value], index) => html`
+            <p><strong>${name}</strong></p><div class="token"><output id="secret-${index}" class="mono">${String(value)}</output>
+            <button type="button" class="secondary" data-copy="secret-${index}" data-copied="${ctx.t("Copied")}" hidden>${ctx.t("Copy")}</button></div>`)}
+          <div class="form-actions"><a class="btn primary" href="${ctx.root}/r/${resource.name}/${String(record.id)}">${ctx.t("Open")}</a></div></div>`
       }, 201)
 
     const actionForms = (ctx: PanelContext, resource: AnyResource, record: Row) =>
       (resource.actions ?? [])
         .filter((action) => action.method === "POST" && !action.raw && can(ctx.principal, resource.permission, action.permission, resource.adminOnly))
-        .map((action) =>
-          `<form method="post" action="${ctx.root}/r/${resource.name}/${escapeHtml(String(record.id))}/actions/${action.name}" class="card">${csrfField(ctx)}` +
-          `<h3>${escapeHtml(action.summary)}</h3><p class="muted small">${escapeHtml(action.description)}</p>` +
-          (action.input ? renderFields(ctx, formFields(action.input), {}, {}) : "") +
-          `<div class="form-actions"><button class="secondary" type="submit">${escapeHtml(action.name)}</button></div></form>`)
-        .join("")
+        .map((action) => html`
+          <form method="post" action="${ctx.root}/r/${resource.name}/${String(record.id)}/actions/${action.name}" class="card">${csrfField(ctx)}
+          <h3>${action.summary}</h3><p class="muted small">${action.description}</p>
+          ${action.input && renderFields(ctx, formFields(action.input), {}, {})}
+          <div class="form-actions"><button class="secondary" type="submit">${action.name}</button></div></form>`)
 
     /** Nested resources (an endpoint's deliveries), listed on their parent's page. */
     const nestedLists = (ctx: PanelContext, resource: AnyResource, record: Row) =>
       Effect.forEach(kit.registry.filter((item) => item.nestedUnder?.parent().name === resource.name && can(ctx.principal, item.permission, "read", item.adminOnly)), (nested) =>
         kit.engine.list(nested, ctx.principal, [[nested.nestedUnder!.key, String(record.id)], ["limit", "25"]]).pipe(
           Effect.map((page) => {
-            const rows = (page.data as ReadonlyArray<Row>).map((item) =>
-              `<tr><td><a href="${ctx.root}/r/${nested.name}/${escapeHtml(String(item.id))}">${escapeHtml(String(item.event_type ?? recordLabel(item)))}</a></td>` +
-              `<td>${showValue(ctx, item.status)}</td><td>${showValue(ctx, item.attempt_count)}</td><td>${showValue(ctx, item.last_status_code)}</td>` +
-              `<td class="small">${showValue(ctx, item.last_error)}</td><td>${showValue(ctx, item.created_at)}</td></tr>`).join("")
-            return `<section class="card"><h2>${escapeHtml(resourceLabel(nested))}</h2>` +
-              (rows === ""
-                ? `<p class="muted">${ctx.t("No records.")}</p>`
-                : `<div class="table-wrap"><table class="stack" id="${nested.name}"><thead><tr><th>${ctx.t("Type")}</th><th>status</th><th>attempt_count</th><th>last_status_code</th><th>last_error</th><th>${ctx.t("Created")}</th></tr></thead><tbody>${rows}</tbody></table></div>`) +
-              `</section>`
+            const rows = (page.data as ReadonlyArray<Row>).map((item) => html`
+              <tr><td><a href="${ctx.root}/r/${nested.name}/${String(item.id)}">${String(item.event_type ?? recordLabel(item))}</a></td>
+              <td>${showValue(ctx, item.status)}</td><td>${showValue(ctx, item.attempt_count)}</td><td>${showValue(ctx, item.last_status_code)}</td>
+              <td class="small">${showValue(ctx, item.last_error)}</td><td>${showValue(ctx, item.created_at)}</td></tr>`)
+            return html`
+              <section class="card"><h2>${resourceLabel(nested)}</h2>
+              ${rows.length === 0
+                ? html`<p class="muted">${ctx.t("No records.")}</p>`
+                : html`
+                  <div class="table-wrap"><table class="stack" id="${nested.name}"><thead><tr><th>${ctx.t("Type")}</th><th>status</th><th>attempt_count</th><th>last_status_code</th>
+                  <th>last_error</th><th>${ctx.t("Created")}</th></tr></thead><tbody>${rows}</tbody></table></div>`}
+              </section>`
           }),
-          Effect.orElseSucceed(() => "")
+          Effect.orElseSucceed(() => null)
         ))
 
     const show = kit.signedIn((ctx, request) =>
@@ -178,25 +186,26 @@ export const makeRecords = (kit: Kit) =>
         if (record._tag === "Left") return failure(ctx, resourceLabel(resource), record.left)
         const row = record.right as Row
         const visible = Object.entries(row).filter(([name]) => !resource.hidden.includes(name))
-        const details = `<dl class="record">${visible.map(([name, value]) => `<dt>${escapeHtml(name)}</dt><dd>${showValue(ctx, value)}</dd>`).join("")}</dl>`
+        const details = html`<dl class="record">${visible.map(([name, value]) => html`<dt>${name}</dt><dd>${showValue(ctx, value)}</dd>`)}</dl>`
         const live = row.deleted_at === null || row.deleted_at === undefined
         const mayUpdate = live && writable(resource) && can(ctx.principal, resource.permission, "update", resource.adminOnly)
         const mayDelete = live && writable(resource) && can(ctx.principal, resource.permission, "delete", resource.adminOnly)
         const query = queryOf(request)
         const flash = query.get("saved") ? t("The record was saved.") : query.get("done") ? t("The record was saved.") : undefined
-        const nested = live ? (yield* nestedLists(ctx, resource, row)).join("") : ""
-        const testEvent = resource.name === "webhook-endpoints" && live && can(ctx.principal, resource.permission, "update")
-          ? `<form method="post" action="${ctx.root}/r/${resource.name}/${escapeHtml(String(row.id))}/test" class="card">${csrfField(ctx)}<h3>webhook.test</h3>` +
-            `<div class="form-actions"><button class="secondary" type="submit">Send test event</button></div></form>`
-          : ""
-        const body = `<div class="bar"><h1>${escapeHtml(recordLabel(row))}</h1>` +
-          (mayDelete ? `<a class="btn danger" href="${ctx.root}/r/${resource.name}/${escapeHtml(String(row.id))}/delete">${t("Delete")}</a>` : "") + `</div>` +
-          `<p class="muted"><a href="${ctx.root}/r/${resource.nestedUnder ? resource.nestedUnder.parent().name : resource.name}">${escapeHtml(resourceLabel(resource.nestedUnder ? resource.nestedUnder.parent() : resource))}</a>` +
-          (live ? "" : ` · <span class="badge revoked">${t("Deleted")}</span> <a href="${withQuery(`${ctx.root}/deleted`, { resource: resource.name })}">${t("Deleted records")}</a>`) + `</p>` +
-          `<section class="card" aria-labelledby="details-title"><h2 id="details-title">${t("Details")}</h2>${details}</section>` +
-          nested +
-          (mayUpdate ? `<section aria-labelledby="edit-title"><h2 id="edit-title">${t("Edit")}</h2>${editor(ctx, resource, { id: String(row.id) }, valuesOf(updateFields(resource), row), {})}</section>` : "") +
-          (live ? testEvent + actionForms(ctx, resource, row) : "")
+        const nested: ReadonlyArray<Html | null> = live ? yield* nestedLists(ctx, resource, row) : []
+        const testEvent = resource.name === "webhook-endpoints" && live && can(ctx.principal, resource.permission, "update") && html`
+          <form method="post" action="${ctx.root}/r/${resource.name}/${String(row.id)}/test" class="card">${csrfField(ctx)}<h3>webhook.test</h3>
+          <div class="form-actions"><button class="secondary" type="submit">Send test event</button></div></form>`
+        const home = resource.nestedUnder ? resource.nestedUnder.parent() : resource
+        const body = html`
+          <div class="bar"><h1>${recordLabel(row)}</h1>
+          ${mayDelete && html`<a class="btn danger" href="${ctx.root}/r/${resource.name}/${String(row.id)}/delete">${t("Delete")}</a>`}</div>
+          <p class="muted"><a href="${ctx.root}/r/${home.name}">${resourceLabel(home)}</a>
+          ${!live && html` · <span class="badge revoked">${t("Deleted")}</span> <a href="${withQuery(`${ctx.root}/deleted`, { resource: resource.name })}">${t("Deleted records")}</a>`}</p>
+          <section class="card" aria-labelledby="details-title"><h2 id="details-title">${t("Details")}</h2>${details}</section>
+          ${nested}
+          ${mayUpdate && html`<section aria-labelledby="edit-title"><h2 id="edit-title">${t("Edit")}</h2>${editor(ctx, resource, { id: String(row.id) }, valuesOf(updateFields(resource), row), {})}</section>`}
+          ${live && [testEvent, actionForms(ctx, resource, row)]}`
         return kit.page(ctx, { title: recordLabel(row), current: `r:${resource.nestedUnder ? resource.nestedUnder.parent().name : resource.name}`, body, flash })
       }))
 
@@ -210,7 +219,7 @@ export const makeRecords = (kit: Kit) =>
         if (current._tag === "Left") return failure(ctx, resourceLabel(resource), current.left)
         const { body, problems } = bodyFromForm(updateFields(resource), form, current.right as Row)
         if (Object.keys(problems).length > 0) {
-          return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body: `<h1>${escapeHtml(resourceLabel(resource))}</h1>` + editor(ctx, resource, { id }, form, problems) }, 422)
+          return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body: html`<h1>${resourceLabel(resource)}</h1>${editor(ctx, resource, { id }, form, problems)}` }, 422)
         }
         const saved = yield* kit.engine.update(resource, ctx.principal, id, body).pipe(Effect.either)
         if (saved._tag === "Left") return refusedWrite(ctx, resource, id, form, saved.left)
@@ -225,9 +234,10 @@ export const makeRecords = (kit: Kit) =>
         const record = yield* kit.engine.get(resource, ctx.principal, params.id ?? "", []).pipe(Effect.either)
         if (record._tag === "Left") return failure(ctx, resourceLabel(resource), record.left)
         const row = record.right as Row
-        const body = `<h1>${ctx.t("Delete")}</h1><div class="card"><p><strong>${escapeHtml(recordLabel(row))}</strong></p><p>${ctx.t("Delete this record?")}</p>` +
-          `<form method="post" action="${ctx.root}/r/${resource.name}/${escapeHtml(String(row.id))}/delete">${csrfField(ctx)}<div class="form-actions">` +
-          `<button class="danger" type="submit">${ctx.t("Delete")}</button><a class="btn secondary" href="${ctx.root}/r/${resource.name}/${escapeHtml(String(row.id))}">${ctx.t("Cancel")}</a></div></form></div>`
+        const body = html`
+          <h1>${ctx.t("Delete")}</h1><div class="card"><p><strong>${recordLabel(row)}</strong></p><p>${ctx.t("Delete this record?")}</p>
+          <form method="post" action="${ctx.root}/r/${resource.name}/${String(row.id)}/delete">${csrfField(ctx)}<div class="form-actions">
+          <button class="danger" type="submit">${ctx.t("Delete")}</button><a class="btn secondary" href="${ctx.root}/r/${resource.name}/${String(row.id)}">${ctx.t("Cancel")}</a></div></form></div>`
         return kit.page(ctx, { title: ctx.t("Delete"), current: `r:${resource.name}`, body })
       }))
 
@@ -256,12 +266,12 @@ export const makeRecords = (kit: Kit) =>
         return kit.page(ctx, {
           title: action.summary,
           current: `r:${resource.nestedUnder ? resource.nestedUnder.parent().name : resource.name}`,
-          body: `<h1>${escapeHtml(action.summary)}</h1><div class="card">` +
-            (answer.right === undefined
-              ? ""
-              : (carriesSecret(answer.right) ? `<p class="alert" role="alert">${ctx.t("Copy this token now: it is shown only once.")}</p>` : "") +
-                `<pre id="action-result" class="mono">${escapeHtml(JSON.stringify(answer.right, null, 2))}</pre>`) +
-            `<div class="form-actions"><a class="btn primary" href="${back}">${ctx.t("Open")}</a></div></div>`
+          body: html`
+            <h1>${action.summary}</h1><div class="card">
+            ${answer.right !== undefined && html`
+              ${carriesSecret(answer.right) && html`<p class="alert" role="alert">${ctx.t("Copy this token now: it is shown only once.")}</p>`}
+              <pre id="action-result" class="mono">${JSON.stringify(answer.right, null, 2)}</pre>`}
+            <div class="form-actions"><a class="btn primary" href="${back}">${ctx.t("Open")}</a></div></div>`
         })
       }))
 
@@ -276,8 +286,9 @@ export const makeRecords = (kit: Kit) =>
         return kit.page(ctx, {
           title: "webhook.test",
           current: "r:webhook-endpoints",
-          body: `<h1>webhook.test</h1><div class="card"><pre id="test-result" class="mono">${escapeHtml(JSON.stringify(result.right, null, 2))}</pre>` +
-            `<div class="form-actions"><a class="btn primary" href="${ctx.root}/r/webhook-endpoints/${escapeHtml(params.id ?? "")}">${ctx.t("Open")}</a></div></div>`
+          body: html`
+            <h1>webhook.test</h1><div class="card"><pre id="test-result" class="mono">${JSON.stringify(result.right, null, 2)}</pre>
+            <div class="form-actions"><a class="btn primary" href="${ctx.root}/r/webhook-endpoints/${params.id ?? ""}">${ctx.t("Open")}</a></div></div>`
         })
       }))
 

@@ -7,8 +7,9 @@ import { clientLimitKey, rateLimitHeaders, tooManyRequests } from "../rate-limit
 import { checkPassword } from "../sign-in-attempts.js"
 import { HttpServerResponse } from "@effect/platform"
 import type { Translate } from "./i18n.js"
-import { type Form, htmlResponse, type Kit, queryOf, seeOther } from "./kit.js"
-import { bare, escapeHtml } from "./layout.js"
+import { type Form, type Kit, panelResponse, queryOf, seeOther } from "./kit.js"
+import { bare } from "./layout.js"
+import { attributes, html } from "../html.js"
 
 /** C0 and C1 control characters: no path of ours has one, and CR or LF in a `Location` would split the header. */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/
@@ -28,14 +29,15 @@ export const safeNext = (root: string, next: string | undefined): string => {
 
 const signInForm = (input: { root: string; t: Translate; csrf: string; next: string; email?: string; error?: string }) => {
   const { t } = input
-  return `<h1>${t("Sign in to the panel")}</h1>` +
-    (input.error ? `<p class="error" role="alert" id="sign-in-error">${escapeHtml(input.error)}</p>` : "") +
-    `<form method="post" action="${input.root}/sign-in">` +
-    `<input type="hidden" name="csrf" value="${escapeHtml(input.csrf)}"><input type="hidden" name="next" value="${escapeHtml(input.next)}">` +
-    `<label for="email">${t("Email")}</label><input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(input.email ?? "")}"` +
-    `${input.error ? ` aria-describedby="sign-in-error"` : ""}>` +
-    `<label for="password">${t("Password")}</label><input id="password" name="password" type="password" autocomplete="current-password" required>` +
-    `<div class="form-actions"><button class="primary" type="submit">${t("Sign in")}</button></div></form>`
+  return html`
+    <h1>${t("Sign in to the panel")}</h1>
+    ${input.error && html`<p class="error" role="alert" id="sign-in-error">${input.error}</p>`}
+    <form method="post" action="${input.root}/sign-in">
+    <input type="hidden" name="csrf" value="${input.csrf}"><input type="hidden" name="next" value="${input.next}">
+    <label for="email">${t("Email")}</label><input id="email" name="email" type="email" autocomplete="username" required value="${input.email ?? ""}"
+    ${attributes({ "aria-describedby": input.error ? "sign-in-error" : undefined })}>
+    <label for="password">${t("Password")}</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+    <div class="form-actions"><button class="primary" type="submit">${t("Sign in")}</button></div></form>`
 }
 
 /** The panel's sign-in: the OAuth pages' accounts and session; the form's CSRF token rides in a cookie scoped to the panel. */
@@ -46,7 +48,7 @@ export const makeSignIn = (kit: Kit) =>
       const { root, locale, t } = kit.bareContext(request)
       const csrf = newFormToken()
       const next = safeNext(root, extra.next)
-      return htmlResponse(bare({ root, locale }, t("Sign in"), signInForm({ ...extra, root, t, csrf, next })), extra.status ?? 200).pipe(
+      return panelResponse(bare({ root, locale }, t("Sign in"), signInForm({ ...extra, root, t, csrf, next })), extra.status ?? 200).pipe(
         HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, csrf, cookieOptions(root, secureCookies(kit.config, request), 3600))
       )
     }

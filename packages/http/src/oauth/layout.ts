@@ -1,8 +1,9 @@
-/** Escapes text for HTML element content and attribute values. */
-export const escapeHtml = (text: string): string =>
-  text.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!)
+import { html, type Html } from "../html.js"
 
-const STYLE = `
+/** A whole page: inline style only, no scripts (the pages' CSP forbids them). */
+export const page = (title: string, body: Html): Html => html`
+  <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${title}</title><style>
   body { font-family: system-ui, sans-serif; background: #f4f5f7; color: #1d2330; margin: 0; }
   main { max-width: 26rem; margin: 4rem auto; background: #fff; padding: 2rem; border-radius: .75rem; box-shadow: 0 1px 4px #0002; }
   h1 { font-size: 1.3rem; margin-top: 0; }
@@ -14,18 +15,12 @@ const STYLE = `
   .error { background: #fde8e8; color: #8a1c1c; padding: .7rem; border-radius: .4rem; }
   ul { padding-left: 1.2rem; } li { margin: .25rem 0; }
   .muted { color: #5b6475; font-size: .9rem; }
-`
+  </style></head><body><main>${body}</main></body></html>`
 
-/** A whole page: inline style only, no scripts (the pages' CSP forbids them). */
-export const page = (title: string, body: string): string =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
-  `<title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`
-
-export const hiddenFields = (fields: Readonly<Record<string, string | undefined>>): string =>
+export const hiddenFields = (fields: Readonly<Record<string, string | undefined>>): ReadonlyArray<Html> =>
   Object.entries(fields)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join("")
+    .map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)
 
 /** Headers of every authorization page: no caching, no framing, no scripts, forms post only here. */
 export const PAGE_HEADERS = {
