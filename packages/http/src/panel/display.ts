@@ -18,7 +18,7 @@ export const recordLabel = (record: Row): string => {
 
 const isTimestamp = (value: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value)
 
-const NOTHING = html`<span class="muted">—</span>`
+const NOTHING = html`<span class="muted">&mdash;</span>`
 
 /** One answered value as text: times in the user's zone, objects as JSON. */
 export const showValue = (ctx: Pick<PanelContext, "locale" | "tenant">, value: unknown): Html => {
@@ -49,8 +49,8 @@ export const pager = (ctx: PanelContext, page: Page, hrefFor: (cursor: string) =
   if (!(hasPrevious && previous) && !(hasNext && next)) return null
   return html`
     <nav class="pager" aria-label="${ctx.t("Records")}">
-    ${hasPrevious && previous && html`<a class="btn secondary" rel="prev" href="${hrefFor(previous)}">← ${ctx.t("Previous page")}</a>`}
-    ${hasNext && next && html`<a class="btn secondary" rel="next" href="${hrefFor(next)}">${ctx.t("Next page")} →</a>`}
+    ${hasPrevious && previous && html`<a class="btn secondary" rel="prev" href="${hrefFor(previous)}">&larr; ${ctx.t("Previous page")}</a>`}
+    ${hasNext && next && html`<a class="btn secondary" rel="next" href="${hrefFor(next)}">${ctx.t("Next page")} &rarr;</a>`}
     </nav>`
 }
 

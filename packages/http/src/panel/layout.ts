@@ -47,7 +47,7 @@ export interface Screen {
 
 const head = (ctx: Pick<PanelContext, "root" | "locale">, title: string) => html`
   <!doctype html><html lang="${ctx.locale}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>${title} · erp</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${ctx.root}/assets/panel.css">
+  <title>${title} &middot; erp</title><link rel="icon" href="data:,"><link rel="stylesheet" href="${ctx.root}/assets/panel.css">
   <script src="${ctx.root}/assets/panel.js" defer></script></head>`
 
 const navGroup = (heading: string, items: ReadonlyArray<NavItem>, current: string) =>
@@ -70,7 +70,7 @@ export const layout = (ctx: PanelContext, nav: { readonly main: ReadonlyArray<Na
     ${head(ctx, screen.title)}
     <body><a class="skip" href="#content">${t("Skip to content")}</a>
     <header class="top"><a class="brand" href="${ctx.root}">erp <span>${t("Panel")}</span></a>
-    <div class="who">${companies}<span class="small">${ctx.user.email} · ${t(ctx.isAdmin ? "admin" : "member")}</span>
+    <div class="who">${companies}<span class="small">${ctx.user.email} &middot; ${t(ctx.isAdmin ? "admin" : "member")}</span>
     <form method="post" action="${ctx.root}/sign-out">${csrfField(ctx)}<button type="submit">${t("Sign out")}</button></form></div></header>
     <div class="shell"><nav class="side" aria-label="${t("Main")}">
     ${navGroup(t("Panel"), nav.main, screen.current)}

@@ -64,11 +64,11 @@ export const makeOverview = (kit: Kit) =>
           </section></div>`
       }
       const body = html`
-        <h1>${t("Overview")} · ${ctx.tenant.name}</h1>
+        <h1>${t("Overview")} &middot; ${ctx.tenant.name}</h1>
         <section class="card" aria-labelledby="counts-title"><h2 id="counts-title">${t("Records")}</h2><ul class="counts" id="counts">${countList}</ul></section>
         ${attention}
         ${recent._tag === "Some" && html`
           <section class="card" aria-labelledby="recent-title"><h2 id="recent-title">${t("Recent events")}</h2>${eventTable(ctx, recent.value, "recent-events")}
-          <p><a href="${ctx.root}/events">${t("Event feed")} →</a></p></section>`}`
+          <p><a href="${ctx.root}/events">${t("Event feed")} &rarr;</a></p></section>`}`
       return kit.page(ctx, { title: t("Overview"), current: "overview", body })
     }))

@@ -104,7 +104,7 @@ export const makeRecords = (kit: Kit) =>
       Effect.gen(function* () {
         const found = yield* resourceFor(ctx)
         if (!found || !writable(found.resource)) return notFound(ctx)
-        const body = html`<h1>${ctx.t("New record")} · ${resourceLabel(found.resource)}</h1>${editor(ctx, found.resource, {}, {}, {})}`
+        const body = html`<h1>${ctx.t("New record")} &middot; ${resourceLabel(found.resource)}</h1>${editor(ctx, found.resource, {}, {}, {})}`
         return kit.page(ctx, { title: resourceLabel(found.resource), current: `r:${found.resource.name}`, body })
       }))
 
@@ -201,7 +201,7 @@ export const makeRecords = (kit: Kit) =>
           <div class="bar"><h1>${recordLabel(row)}</h1>
           ${mayDelete && html`<a class="btn danger" href="${ctx.root}/r/${resource.name}/${String(row.id)}/delete">${t("Delete")}</a>`}</div>
           <p class="muted"><a href="${ctx.root}/r/${home.name}">${resourceLabel(home)}</a>
-          ${!live && html` · <span class="badge revoked">${t("Deleted")}</span> <a href="${withQuery(`${ctx.root}/deleted`, { resource: resource.name })}">${t("Deleted records")}</a>`}</p>
+          ${!live && html` &middot; <span class="badge revoked">${t("Deleted")}</span> <a href="${withQuery(`${ctx.root}/deleted`, { resource: resource.name })}">${t("Deleted records")}</a>`}</p>
           <section class="card" aria-labelledby="details-title"><h2 id="details-title">${t("Details")}</h2>${details}</section>
           ${nested}
           ${mayUpdate && html`<section aria-labelledby="edit-title"><h2 id="edit-title">${t("Edit")}</h2>${editor(ctx, resource, { id: String(row.id) }, valuesOf(updateFields(resource), row), {})}</section>`}
