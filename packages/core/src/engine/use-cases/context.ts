@@ -1,0 +1,34 @@
+import { Context, Effect } from "effect"
+import type { Conflict, Forbidden, InvalidRequest, NotFound, PreconditionFailed, Unprocessable } from "../../errors.js"
+import { CursorSecret } from "../cursor.js"
+import type { Precondition } from "../etag.js"
+import { ResourceRepository } from "../repository.js"
+import type { WriteServices } from "../resource.js"
+import { type NeedsTransaction, UnitsOfWork } from "../unit-of-work.js"
+
+/** What every use case of the engine works with, taken once when the engine is built. */
+export const makeEngineContext = Effect.gen(function* () {
+  return {
+    repo: yield* ResourceRepository,
+    units: yield* UnitsOfWork,
+    /** The key that signs and checks list cursors. */
+    secret: (yield* CursorSecret).key,
+    /** What rules, hooks and actions are given to run with. */
+    services: yield* Effect.context<WriteServices>()
+  }
+})
+
+export type EngineContext = Effect.Effect.Success<typeof makeEngineContext>
+
+/** The repository as the use cases call it. */
+export type Repository = Context.Tag.Service<typeof ResourceRepository>
+
+export type ReadFailure = InvalidRequest | Forbidden | NotFound
+export type WriteFailure = ReadFailure | Unprocessable | Conflict | PreconditionFailed
+/** A write inside a unit of work: `NeedsTransaction` too, which the unit catches. */
+export type UnitFailure = WriteFailure | NeedsTransaction
+
+/** What a write may require beyond its input: the record's current version (`If-Match`). */
+export interface WriteOptions {
+  readonly precondition?: Precondition
+}
