@@ -130,7 +130,7 @@ export class FormSession {
 // ---------------------------------------------------------------------------------------------
 
 const decodeEntities = (text: string) =>
-  text.replace(/&(amp|lt|gt|quot|#39);/g, (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[name]!)
+  text.replace(/&(amp|lt|gt|quot|#39|#96);/g, (_, name: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'", "#96": "`" })[name]!)
 
 const attribute = (tag: string, name: string) => {
   const match = new RegExp(`\\s${name}="([^"]*)"`).exec(tag)
