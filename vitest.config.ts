@@ -26,7 +26,6 @@ export default defineConfig({
     // Each test file opens its own PGlite (about 0.5 GiB): two at a time fit 2 cores and 24 GiB with room to spare.
     pool: "forks",
     maxWorkers: 2,
-    minWorkers: 1,
     // A worker runs its files one after another on the modules it has loaded, rather than loading
     // effect, the platform and every resource again for each file (about 4 s a file here: the suite
     // took 1,247 s isolated, 808 s not). Each file still opens its own stores and hosts, and a file

@@ -35,7 +35,7 @@ const itemFields = {
   order_id: stored("uuid", Schema.String),
   description: text(200, { required: true }),
   // A reference the engine checks (422 before any write), embedded as the product's record.
-  product_id: column({ type: "uuid", output: Schema.String, inputSchema: Schema.UUID, nullable: true, reference: { resource: () => products } }),
+  product_id: column({ type: "uuid", output: Schema.String, inputSchema: Schema.String.check(Schema.isUUID()), nullable: true, reference: { resource: () => products } }),
   product: embedOne({ key: "product_id", resource: () => products, output: Schema.Struct({ id: Schema.String, name: Schema.String, sale_price: Schema.NullOr(Schema.String) }), pick: ["id", "name", "sale_price"] }),
   quantity: money({ required: true }),
   unit_price: money({ required: true }),
@@ -66,10 +66,10 @@ export const testOrders = defineResource({
   fields: {
     id: id(),
     record_number: stored("integer", Schema.Int, { filter: { sortable: true } }),
-    status: column({ type: "text", output: Schema.String, inputSchema: Schema.Literal("draft", "confirmed", "cancelled"), filter: true }),
+    status: column({ type: "text", output: Schema.String, inputSchema: Schema.Literals(["draft", "confirmed", "cancelled"]), filter: true }),
     code: text(20, { nullable: true }),
     // A foreign key the engine does not check first: the store's constraint answers.
-    product_ref: column({ type: "uuid", output: Schema.String, inputSchema: Schema.UUID, nullable: true }),
+    product_ref: column({ type: "uuid", output: Schema.String, inputSchema: Schema.String.check(Schema.isUUID()), nullable: true }),
     notes: freeText(500),
     discount: money({ nullable: true }),
     total: money({ input: false, filter: { sortable: true } }),
@@ -82,7 +82,7 @@ export const testOrders = defineResource({
     items: children({ table: "test_order_items", parentKey: "order_id", fields: itemFields, identifier: "TestOrderItem", maxItems: 50 }),
     metadata: metadata(),
     // Engine extensions: several records from one create, a write of another record in the same unit, who wrote it.
-    copies: inputOnly(Schema.Int.pipe(Schema.between(1, 5)), { on: "create" }),
+    copies: inputOnly(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 5 })), { on: "create" }),
     follow_up: inputOnly(Schema.Struct({ reason: Schema.String }), { on: "create" }),
     created_by: stored("uuid", Schema.String, { nullable: true }),
     deleted_by: stored("uuid", Schema.String, { nullable: true }),
@@ -120,7 +120,7 @@ export const testOrders = defineResource({
       permission: "update",
       summary: "Cancel a test order",
       description: "Moves a draft or confirmed order to cancelled, with a reason in its notes.",
-      input: Schema.Struct({ reason: Schema.String.pipe(Schema.minLength(1)) }),
+      input: Schema.Struct({ reason: Schema.String.check(Schema.isMinLength(1)) }),
       output: Schema.Struct({ id: Schema.String, status: Schema.String, notes: Schema.NullOr(Schema.String) }),
       run: (context, input) =>
         Effect.gen(function* () {

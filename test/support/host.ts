@@ -1,7 +1,7 @@
 import { ALL_PERMISSIONS, type AnyResource, layerCore, type OAuthSettings, PasswordCost, type PermissionGrant, type ScryptCost, type StoreLocation, type TaxEngine, Tenancy, type TenantGateSettings, type WebhookSettingsShape } from "@erp/core"
-import { HttpServer } from "@effect/platform"
 import { layerNodeServer, SignInHook } from "@erp/http"
-import { type ConfigProvider, Effect, Layer, ManagedRuntime, type Tracer } from "effect"
+import { ConfigProvider, Effect, Layer, ManagedRuntime, Tracer } from "effect"
+import { HttpServer } from "effect/http"
 import { randomUUID } from "node:crypto"
 
 export interface TestTenant {
@@ -42,7 +42,7 @@ export interface TestHostOptions {
  */
 export const TEST_PASSWORD_COST: ScryptCost = { N: 2 ** 10, r: 8, p: 1 }
 
-type CoreServices = Layer.Layer.Success<ReturnType<typeof layerCore>>
+type CoreServices = Layer.Success<ReturnType<typeof layerCore>>
 
 /** A host started on a random port over `store`, with the core at hand to make tenants and keys. */
 export const startTestHost = async (store: StoreLocation, options: TestHostOptions = {}) => {
@@ -52,11 +52,11 @@ export const startTestHost = async (store: StoreLocation, options: TestHostOptio
   )
   const runtime = ManagedRuntime.make(layerNodeServer({ port: 0, ...(options.resources ? { resources: options.resources } : {}), ...(options.panel === false ? { panel: false } : {}), ...(options.shutdownGraceMs !== undefined ? { shutdownGraceMs: options.shutdownGraceMs } : {}) }).pipe(
     Layer.provideMerge(core),
-    Layer.provide(options.tracer ? Layer.setTracer(options.tracer) : Layer.empty),
-    Layer.provide(options.configProvider ? Layer.setConfigProvider(options.configProvider) : Layer.empty)
+    Layer.provide(options.tracer ? Layer.succeed(Tracer.Tracer, options.tracer) : Layer.empty),
+    Layer.provide(options.configProvider ? ConfigProvider.layer(options.configProvider) : Layer.empty)
   ))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address))
-  if (address._tag !== "TcpAddress") throw new Error("expected a TCP address")
+  if (address._tag === "UnixPathAddress") throw new Error("expected a TCP address")
   const url = `http://127.0.0.1:${address.port}`
 
   const TEST_RATE_LIMIT_PER_MINUTE = 1_000_000

@@ -1,5 +1,5 @@
 import { allowedOperators, type AnyResource, OPERATORS, publicResources, allResources } from "@erp/core"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import * as fs from "node:fs"
 
 /**

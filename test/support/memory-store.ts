@@ -83,7 +83,7 @@ export const makeMemoryStore = () => {
     findOne: unsupported,
     findMany: unsupported,
     findById: (resource, tenantId, id, options = {}) =>
-      Effect.sync(() => Option.map(Option.fromNullable(find(resource, tenantId, id, options.withDeleted)), (row) => assemble(resource, row))),
+      Effect.sync(() => Option.map(Option.fromNullishOr(find(resource, tenantId, id, options.withDeleted)), (row) => assemble(resource, row))),
     findByIds: (resource, tenantId, ids) =>
       Effect.sync(() => ids.flatMap((id) => {
         const row = find(resource, tenantId, id, true)
@@ -138,7 +138,7 @@ export const makeMemoryStore = () => {
         })
         return Effect.provideService(effect, UnitOfWork, unit).pipe(
           Effect.tap(() => Effect.sync(() => events.push(...emitted.map((event) => ({ ...event, tenantId: origin.tenantId }))))),
-          Effect.tapErrorCause(() =>
+          Effect.tapCause(() =>
             Effect.sync(() => {
               tables.clear()
               for (const [name, table] of saved) tables.set(name, table)

@@ -1,5 +1,5 @@
 import { allScopes, OAuth, type OAuthClient, parsePermissionSpecs, type Role, Tenancy } from "@erp/core"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { createHash, randomBytes, randomInt, randomUUID } from "node:crypto"
 import * as http from "node:http"
 import type { TestHost } from "./host.js"
@@ -297,7 +297,7 @@ export const createOAuthUser = (
     const oauth = yield* OAuth
     const user = yield* tenancy.createUser({ email, name })
     for (const membership of memberships) {
-      const permissions = Either.getOrThrow(parsePermissionSpecs(membership.permissions ?? []))
+      const permissions = Result.getOrThrow(parsePermissionSpecs(membership.permissions ?? []))
       yield* tenancy.addMember({ tenantId: membership.tenantId, userId: user.id, role: membership.role, permissions })
     }
     yield* oauth.setPassword(user.id, password)

@@ -38,11 +38,11 @@ await build({
   outdir: partial,
   outExtension: { ".js": ".cjs" },
   bundle: true,
-  // CommonJS, because Node 20 keeps no compiled code of ES modules; a dynamic import() of ours
-  // becomes a function run on first use, so a command still runs only the code it needs.
+  // CommonJS, so that bin/erp.js runs the bundle as one script with V8's code cache; a dynamic
+  // import() of ours becomes a function run on first use, so a command still runs only the code it needs.
   format: "cjs",
   platform: "node",
-  target: "node20",
+  target: "node22",
   // PGlite loads its WebAssembly and data files from beside its own modules; pg-native is optional.
   external: ["@electric-sql/pglite", "@electric-sql/pglite/*", "pg-native"],
   plugins: [keepModuleUrls],

@@ -1,5 +1,4 @@
 import { type AnyField, type AnyResource, type ChildCollection, type Fields, objectKeysOf, type Row } from "@erp/core"
-import { SchemaAST } from "effect"
 
 /**
  * How a record of any declared resource travels through files: its CSV columns and
@@ -27,7 +26,7 @@ const embeddedKeys = (fields: Fields) =>
 const sendable = (field: AnyField, value: unknown): unknown => {
   if (!isObject(value)) return value
   // The keys an object input accepts (a country block's), read from its schema.
-  const keys = objectKeysOf(SchemaAST.encodedAST(field.input!.schema.ast), "encoded")
+  const keys = objectKeysOf(field.input!.schema.ast, "encoded")
   if (!keys || keys.length === 0) return value
   return Object.fromEntries(Object.entries(value).filter(([key, inner]) => keys.includes(key) && inner !== null))
 }

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { type CoreServices, customers, layerCore, operatorPrincipal, type Principal, products, ResourceEngine, type Row, salesOrders, Tenancy } from "@erp/core"
 import { base, en, en_US, Faker } from "@faker-js/faker"
 import { Effect, ManagedRuntime } from "effect"

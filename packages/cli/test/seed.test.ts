@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { type CatalogTable, CATALOG_FILES, layerCore, layerStore, readSnapshot, type StoreLocation } from "@erp/core"
 import { Effect, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"

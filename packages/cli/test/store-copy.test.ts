@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { layerStore } from "@erp/core"
 import { Effect, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"

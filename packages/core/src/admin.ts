@@ -1,4 +1,4 @@
-import { Cause, type Context, Effect, Either, Exit, type Layer, type ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, type Layer, type ManagedRuntime } from "effect"
 import { passwordProblem } from "./auth/passwords.js"
 import { ALL_PERMISSIONS, type PermissionGrant, parsePermissionSpecs } from "./auth/permissions.js"
 import { asOperator, type Principal, type Role } from "./auth/principal.js"
@@ -14,7 +14,7 @@ import type { layerCore } from "./store/layer.js"
 import { type ApiKey, type Membership, Tenancy, type Tenant, type User } from "./tenancy/tenancy.js"
 
 /** The services `layerCore` provides: what the admin facade runs against. */
-export type CoreServices = Layer.Layer.Success<ReturnType<typeof layerCore>>
+export type CoreServices = Layer.Success<ReturnType<typeof layerCore>>
 
 /**
  * The operator acting on a tenant's records: its admin, recorded in the event log as an
@@ -138,7 +138,7 @@ const grants = (permissions: PermissionsInput | undefined) =>
     : permissions === "all"
     ? Effect.succeed(ALL_PERMISSIONS)
     : permissions.every((item): item is string => typeof item === "string")
-    ? Either.match(parsePermissionSpecs(permissions), { onLeft: Effect.fail, onRight: Effect.succeed })
+    ? Effect.fromResult(parsePermissionSpecs(permissions))
     : Effect.succeed(permissions as ReadonlyArray<PermissionGrant>)
 
 const resourceNamed = (name: string): Effect.Effect<AnyResource, ReturnType<typeof invalid>> => {
@@ -159,10 +159,10 @@ const promiseRunner = <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>) =>
 /** The admin facade over a running core (the runtime `createFetchHandler` and `startServer` open). */
 export const makeAdmin = (runtime: ManagedRuntime.ManagedRuntime<CoreServices, unknown>): ErpAdmin => {
   const run = promiseRunner(runtime)
-  const tenancy = <A, E>(use: (service: Context.Tag.Service<typeof Tenancy>) => Effect.Effect<A, E>) => run(Effect.flatMap(Tenancy, use))
-  const oauth = <A, E>(use: (service: Context.Tag.Service<typeof OAuth>) => Effect.Effect<A, E>) => run(Effect.flatMap(OAuth, use))
+  const tenancy = <A, E>(use: (service: Tenancy["Service"]) => Effect.Effect<A, E>) => run(Effect.flatMap(Tenancy, use))
+  const oauth = <A, E>(use: (service: OAuth["Service"]) => Effect.Effect<A, E>) => run(Effect.flatMap(OAuth, use))
   /** Every record operation: the declaration by name, the engine, the tenant's admin. */
-  const onRecords = <A, E>(name: string, scope: TenantScope, use: (engine: Context.Tag.Service<typeof ResourceEngine>, resource: AnyResource, principal: Principal) => Effect.Effect<A, E>) =>
+  const onRecords = <A, E>(name: string, scope: TenantScope, use: (engine: ResourceEngine["Service"], resource: AnyResource, principal: Principal) => Effect.Effect<A, E>) =>
     run(Effect.gen(function* () {
       const resource = yield* resourceNamed(name)
       const principal = yield* operatorPrincipal(scope.tenantId)

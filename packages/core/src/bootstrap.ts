@@ -18,7 +18,7 @@ export const ensureDemoTenant = (options: { name?: string; countryCode?: string;
     if ((yield* tenancy.countTenants) > 0) return undefined
     const tenant = yield* tenancy.createTenant({ name: options.name ?? "Demo Company", countryCode: options.countryCode ?? "BR" })
     const email = options.email ?? "admin@demo.example"
-    const user = yield* tenancy.getUser(email).pipe(Effect.orElse(() => tenancy.createUser({ email, name: "Demo Admin" })))
+    const user = yield* tenancy.getUser(email).pipe(Effect.catch(() => tenancy.createUser({ email, name: "Demo Admin" })))
     yield* tenancy.addMember({ tenantId: tenant.id, userId: user.id, role: "admin" })
     const { token } = yield* tenancy.createApiKey({
       tenantId: tenant.id,

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 
 /** Field name (dotted path for nested input) to the reasons it was refused, in English. */
-export const FieldErrors = Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })
+export const FieldErrors = Schema.Record(Schema.String, Schema.Array(Schema.String))
 export type FieldErrors = typeof FieldErrors.Type
 
 /** A record that does not exist for the caller's tenant (another tenant's record included). */

@@ -1,4 +1,4 @@
-import { Cause, Option, Runtime } from "effect"
+import { Cause, Option } from "effect"
 import { InvalidSetting } from "./config/load.js"
 import type { StoreLocation } from "./store/database.js"
 import { DataDirLocked } from "./store/lock.js"
@@ -37,14 +37,13 @@ interface Coded {
   readonly errors?: unknown
 }
 
-/** The errors a failure is made of, outermost first: Effect causes and fiber failures unwrapped, `cause` chains followed. */
+/** The errors a failure is made of, outermost first: Effect causes unwrapped, `cause` chains followed. */
 const chain = (error: unknown): ReadonlyArray<unknown> => {
   const out: Array<unknown> = []
   let current: unknown = error
   for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
-    if (Runtime.isFiberFailure(current)) current = current[Runtime.FiberFailureCauseId]
     if (Cause.isCause(current)) {
-      const failure = Cause.failureOption(current)
+      const failure = Cause.findErrorOption(current)
       current = Option.isSome(failure) ? failure.value : Cause.squash(current)
     }
     out.push(current)

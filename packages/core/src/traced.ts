@@ -1,4 +1,4 @@
-import { Effect, FiberRef } from "effect"
+import { Effect, References } from "effect"
 
 /**
  * A span named `name` around `effect` when the fiber traces, and nothing otherwise.
@@ -7,4 +7,4 @@ import { Effect, FiberRef } from "effect"
  * they wrap. With a tracer installed the spans are as before.
  */
 export const traced = (name: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime<A, E, R>((fiber) => (fiber.getFiberRef(FiberRef.currentTracerEnabled) ? Effect.withSpan(effect, name) : effect))
+  Effect.withFiber<A, E, R>((fiber) => (fiber.getRef(References.TracerEnabled) ? Effect.withSpan(effect, name) : effect))

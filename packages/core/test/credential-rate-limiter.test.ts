@@ -1,5 +1,6 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, ManagedRuntime, TestClock, TestContext } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { Effect, ManagedRuntime } from "effect"
+import { TestClock } from "effect/testing"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
@@ -39,7 +40,7 @@ describe.each(storeKinds)("per-credential rate limiter on %s", (kind) => {
         yield* TestClock.adjust("10 millis")
         const later = yield* limiter.hit(credential, limit)
         return [burst, refused, later] as const
-      }).pipe(Effect.provide(TestContext.TestContext))
+      }).pipe(Effect.provide(TestClock.layer()))
     )
     expect(burst.every((decision) => decision.allowed)).toBe(true)
     expect(burst[0]).toMatchObject({ limit: 6000, remaining: 5999 })
@@ -59,7 +60,7 @@ describe.each(storeKinds)("per-credential rate limiter on %s", (kind) => {
           yield* TestClock.adjust("20 millis")
           expect((yield* limiter.hit(credential, limit)).allowed).toBe(true)
         }
-      }).pipe(Effect.provide(TestContext.TestContext))
+      }).pipe(Effect.provide(TestClock.layer()))
     )
     expect(await usedInStore(credential)).toBe(200)
   })
@@ -77,7 +78,7 @@ describe.each(storeKinds)("per-credential rate limiter on %s", (kind) => {
           if ((yield* hosts[i % 3].hit(credential, limit)).allowed) allowed++
         }
         return allowed
-      }).pipe(Effect.provide(TestContext.TestContext))
+      }).pipe(Effect.provide(TestClock.layer()))
     )
     // Each host may strand at most one slice (5 at 300 a minute) unspent.
     expect(allowed).toBeLessThanOrEqual(300)

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect, Fiber, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
@@ -8,14 +8,14 @@ import pg from "pg"
 
 /**
  * Statements outside a transaction run on the driver itself (`makeDirect`): they must behave as
- * the `@effect/sql` path did — a transaction's statements stay on its connection, a failing
+ * the `effect/sql` path does — a transaction's statements stay on its connection, a failing
  * statement fails with the driver's error, and an interrupted one stops running on the server.
  */
 describe.each(storeKinds)("statements run on the driver on %s", (kind) => {
   const runtime = ManagedRuntime.make(layerStore(testStore(kind)))
   afterAll(() => runtime.dispose())
 
-  const run = <A>(use: (sql: SqlClient.SqlClient, direct: Effect.Effect.Success<typeof makeDirect>) => Effect.Effect<A, unknown>) =>
+  const run = <A>(use: (sql: SqlClient.SqlClient, direct: Effect.Success<typeof makeDirect>) => Effect.Effect<A, unknown>) =>
     runtime.runPromise(Effect.flatMap(Effect.zip(SqlClient.SqlClient, makeDirect), ([sql, direct]) => use(sql, direct)))
 
   it("runs inside a transaction on the transaction's connection: it sees the transaction's own setting and rows", async () => {
@@ -34,7 +34,7 @@ describe.each(storeKinds)("statements run on the driver on %s", (kind) => {
     expect(rows).toEqual([{ n: 42, amount: "1.50" }])
     const failure = await runtime.runPromise(Effect.flip(Effect.flatMap(Effect.zip(SqlClient.SqlClient, makeDirect), ([sql, direct]) => direct(sql`SELECT 1 / 0`))))
     expect(failure._tag).toBe("SqlError")
-    expect(JSON.stringify(failure.cause)).toMatch(/22012|division by zero/)
+    expect(JSON.stringify(failure.reason.cause)).toMatch(/22012|division by zero/)
   })
 
   it.runIf(kind === "postgres")("cancels a statement on the server when its fiber is interrupted", async () => {
@@ -60,7 +60,7 @@ describe("a cancelled statement on PostgreSQL", () => {
     const { run: runStatement } = poolRunner(pool)
     const outcome = (text: string) => {
       const fiber = Effect.runFork(runStatement(text, []).pipe(
-        Effect.match({ onFailure: (error) => String((error.cause as Error)?.message ?? error.message), onSuccess: () => "ok" })
+        Effect.match({ onFailure: (error) => String((error.reason.cause as Error)?.message ?? error.message), onSuccess: () => "ok" })
       ))
       // An interrupted fiber's join rejects: A's outcome is read as "interrupted", never left unhandled.
       return { done: Effect.runPromise(Fiber.join(fiber)).catch(() => "interrupted"), cancel: () => void Effect.runFork(Fiber.interrupt(fiber)) }
@@ -110,7 +110,7 @@ describe("statement texts kept prepared", () => {
           .then((rows) => rows[0].n)
       const runTimes = (suffix: string, keep: boolean, times: number) =>
         runtime.runPromise(Effect.flatMap(Effect.zip(SqlClient.SqlClient, makeDirect), ([sql, direct]) =>
-          Effect.repeatN(direct(sql<{ n: number }>`SELECT ${7}::int AS ${sql.literal(`${marker}_${suffix}`)}`, keep), times - 1)))
+          Effect.repeat(direct(sql<{ n: number }>`SELECT ${7}::int AS ${sql.literal(`${marker}_${suffix}`)}`, keep), { times: times - 1 })))
       await runTimes("fixed", true, 1)
       expect(await prepared("fixed")).toBe(0)
       await runTimes("fixed", true, 2)

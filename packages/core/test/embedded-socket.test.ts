@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { layerPglite, socketFolder } from "@erp/core"
 import { Effect, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
@@ -25,7 +25,7 @@ describe("the embedded store's socket", () => {
   beforeAll(async () => {
     dir = testDataDir()
     holder = ManagedRuntime.make(layerPglite({ dataDir: dir }))
-    await holder.runtime()
+    await holder.context()
   })
   afterAll(async () => {
     await holder.dispose()

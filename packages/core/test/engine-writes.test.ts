@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Exit, ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, ManagedRuntime, Option, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import { makeMemoryStore } from "../../../test/support/memory-store.js"
 import { testOrders } from "../../../test/support/fixture-orders.js"
@@ -21,16 +21,17 @@ const setup = () => {
   const runtime = ManagedRuntime.make(store.layer)
   const tenantId = randomUUID()
   const principal: Principal = { tenantId, tenantCountry: "BR", actor: { kind: "operator", id: "test" }, role: "admin", grants: new Map() }
-  const run = <A, E>(use: (engine: ResourceEngine["Type"]) => Effect.Effect<A, E>) => runtime.runPromiseExit(Effect.flatMap(ResourceEngine, use))
-  const ok = async <A, E>(use: (engine: ResourceEngine["Type"]) => Effect.Effect<A, E>) => {
+  const run = <A, E>(use: (engine: ResourceEngine["Service"]) => Effect.Effect<A, E>) => runtime.runPromiseExit(Effect.flatMap(ResourceEngine, use))
+  const ok = async <A, E>(use: (engine: ResourceEngine["Service"]) => Effect.Effect<A, E>) => {
     const exit = await run(use)
     if (Exit.isFailure(exit)) throw new Error(`expected success, got ${JSON.stringify(exit.cause)}`)
     return exit.value as A
   }
-  const failure = async <A, E>(use: (engine: ResourceEngine["Type"]) => Effect.Effect<A, E>) => {
+  const failure = async <A, E>(use: (engine: ResourceEngine["Service"]) => Effect.Effect<A, E>) => {
     const exit = await run(use)
-    if (Exit.isSuccess(exit) || exit.cause._tag !== "Fail") throw new Error(`expected a failure, got ${JSON.stringify(exit)}`)
-    return exit.cause.error as { _tag: string; message: string; code?: string; fields?: Record<string, ReadonlyArray<string>> }
+    const error = Exit.isFailure(exit) ? Cause.findErrorOption(exit.cause) : Option.none()
+    if (Option.isNone(error)) throw new Error(`expected a failure, got ${JSON.stringify(exit)}`)
+    return error.value as { _tag: string; message: string; code?: string; fields?: Record<string, ReadonlyArray<string>> }
   }
   const create = (body: unknown) => ok((engine) => engine.create(testOrders, principal, body)) as Promise<Row & { id: string; items: Array<Row> }>
   const update = (id: string, body: unknown) => ok((engine) => engine.update(testOrders, principal, id, body)) as Promise<Row & { items: Array<Row> }>
@@ -182,13 +183,13 @@ describe("drafts and status (pure)", () => {
   const machine: StatusMachine = testOrders.status!
 
   it("checks editable fields per state and transitions along declared edges", () => {
-    expect(Either.isRight(checkEditable(machine, { status: "draft" }, ["discount", "items"]))).toBe(true)
-    expect(Either.isLeft(checkEditable(machine, { status: "confirmed" }, ["items"]))).toBe(true)
-    expect(Either.isRight(checkEditable(machine, { status: "confirmed" }, ["notes", "status"]))).toBe(true)
-    expect(Either.isLeft(checkEditable(machine, { status: "cancelled" }, []))).toBe(true)
-    expect(Either.isRight(checkTransition(machine, "draft", "confirmed"))).toBe(true)
-    expect(Either.isLeft(checkTransition(machine, "cancelled", "draft"))).toBe(true)
-    expect(Either.isRight(checkTransition(machine, "confirmed", "confirmed"))).toBe(true)
+    expect(Result.isSuccess(checkEditable(machine, { status: "draft" }, ["discount", "items"]))).toBe(true)
+    expect(Result.isFailure(checkEditable(machine, { status: "confirmed" }, ["items"]))).toBe(true)
+    expect(Result.isSuccess(checkEditable(machine, { status: "confirmed" }, ["notes", "status"]))).toBe(true)
+    expect(Result.isFailure(checkEditable(machine, { status: "cancelled" }, []))).toBe(true)
+    expect(Result.isSuccess(checkTransition(machine, "draft", "confirmed"))).toBe(true)
+    expect(Result.isFailure(checkTransition(machine, "cancelled", "draft"))).toBe(true)
+    expect(Result.isSuccess(checkTransition(machine, "confirmed", "confirmed"))).toBe(true)
   })
 
   it("merges metadata key by key on update and replaces plain fields", () => {
@@ -205,7 +206,7 @@ describe("drafts and status (pure)", () => {
       { id: "a", order_id: "o", description: "A", quantity: "1.000000", unit_price: "1.000000", subtotal: "1.000000", position: 0 },
       { id: "b", order_id: "o", description: "B", quantity: "1.000000", unit_price: "1.000000", subtotal: "1.000000", position: 1 }
     ]
-    const drafts = Either.getOrThrow(applyChildren(collection, [{ id: "a" }, item("N", "1", "1")], current))
+    const drafts = Result.getOrThrow(applyChildren(collection, [{ id: "a" }, item("N", "1", "1")], current))
     const plan = childPlan(collection, drafts, current)
     expect(plan.update).toEqual([])
     expect(plan.insert.map((row) => row.description)).toEqual(["N"])

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Layer, ManagedRuntime, TestClock } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { TestClock } from "effect/testing"
 import { randomBytes, randomUUID } from "node:crypto"
 import { afterAll, beforeAll } from "vitest"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
@@ -9,7 +10,7 @@ import { layerRateLimiterMemory, layerRateLimiterMemoryWith } from "../src/ratel
 import { type RateLimit, type RateLimitDecision, RateLimiter, TOKEN_LIMIT } from "../src/ratelimit/rate-limiter.js"
 import { layerRateLimiterSql, makeRateLimiterSql } from "../src/store/rate-limiter.js"
 
-type Limiter = RateLimiter["Type"]
+type Limiter = RateLimiter["Service"]
 
 const hitTimes = (limiter: Limiter, key: string, times: number, rule: RateLimit = TOKEN_LIMIT) =>
   Effect.forEach(Array.from({ length: times }), () => limiter.hit(key, rule))
@@ -64,7 +65,7 @@ describe.each(storeKinds)("SQL rate limiter on %s", (kind) => {
   it.runIf(kind === "postgres")("shares counters with a second host on the same PostgreSQL database", async () => {
     const other = ManagedRuntime.make(sqlLayer(kind))
     try {
-      await other.runtime()
+      await other.context()
       const key = `test:${randomUUID()}`
       await withLimiter((limiter) => hitTimes(limiter, key, 7))
       const fromOther = await other.runPromise(Effect.flatMap(RateLimiter, (limiter) => hitTimes(limiter, key, 4)))

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { ConfigProvider, Effect, Exit, ManagedRuntime } from "effect"
 import { importJWK, type JWK, jwtVerify, SignJWT } from "jose"
 import { randomBytes } from "node:crypto"
@@ -75,7 +75,7 @@ describe("SecretBox", () => {
 describe("where the secret key comes from", () => {
   /** Resolves the keys with exactly these variables set (a ConfigProvider of its own, not the environment). */
   const resolveWith = (location: Parameters<typeof resolveSecretKeys>[0], variables: Record<string, string>) =>
-    resolveSecretKeys(location).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(variables)))))
+    resolveSecretKeys(location).pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord(variables)))
 
   it("requires ERP_SECRET_KEY with PostgreSQL, in one line that says how to make one", async () => {
     const failure = await Effect.runPromise(Effect.flip(resolveWith({ kind: "postgres", url: "postgres://x@127.0.0.1/x" }, {})))
@@ -104,7 +104,7 @@ describe("where the secret key comes from", () => {
       // A key an embedding app gives wins over ERP_SECRET_KEY.
       const given = keyText()
       const fromOption = await Effect.runPromise(resolveSecretKeys({ kind: "pglite", dataDir: dir }, { secretKey: given }).pipe(
-        Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["ERP_SECRET_KEY", keyText()]])))
+        Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnvRecord({ ERP_SECRET_KEY: keyText() }))
       ))
       expect(fromOption.current.id).toBe(keyOf(given).id)
     } finally {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, FastCheck } from "effect"
+import { Result, Schema } from "effect"
 import {
   addMonths,
   allocate,
@@ -28,9 +28,9 @@ const settlement = (allocated: string, options: { cancelled?: boolean; due?: str
   dueDate: DUE
 })
 
-const right = <A, E>(either: Either.Either<A, E>): A => {
-  if (Either.isLeft(either)) throw new Error(`expected Right, got ${JSON.stringify(either.left)}`)
-  return either.right
+const right = <A, E>(result: Result.Result<A, E>): A => {
+  if (Result.isFailure(result)) throw new Error(`expected Success, got ${JSON.stringify(result.failure)}`)
+  return result.success
 }
 
 describe("the payable state machine (spec \"States and transitions\")", () => {
@@ -113,16 +113,16 @@ describe("the payable state machine (spec \"States and transitions\")", () => {
     })
 
     it("refuses allocating beyond what is left, nothing, or to a cancelled record", () => {
-      expect(allocate(settlement("40"), decimal("60.000001"))).toEqual(Either.left(expect.objectContaining({ field: "allocated_amount", code: "OVER_ALLOCATION" })))
-      expect(allocate(settlement("0"), decimal("0"))).toEqual(Either.left(expect.objectContaining({ field: "allocated_amount" })))
-      expect(allocate(settlement("0", { cancelled: true }), decimal("1"))).toEqual(Either.left(expect.objectContaining({ code: "SETTLEMENT_CANCELLED" })))
+      expect(allocate(settlement("40"), decimal("60.000001"))).toEqual(Result.fail(expect.objectContaining({ field: "allocated_amount", code: "OVER_ALLOCATION" })))
+      expect(allocate(settlement("0"), decimal("0"))).toEqual(Result.fail(expect.objectContaining({ field: "allocated_amount" })))
+      expect(allocate(settlement("0", { cancelled: true }), decimal("1"))).toEqual(Result.fail(expect.objectContaining({ code: "SETTLEMENT_CANCELLED" })))
     })
 
     it("cancels from pending or overdue only", () => {
       expect(right(cancel(settlement("0"))).cancelled).toBe(true)
-      expect(cancel(settlement("40"))).toEqual(Either.left(expect.objectContaining({ code: "HAS_ALLOCATIONS" })))
-      expect(cancel(settlement("100"))).toEqual(Either.left(expect.objectContaining({ code: "HAS_ALLOCATIONS" })))
-      expect(cancel(settlement("0", { cancelled: true }))).toEqual(Either.left(expect.objectContaining({ code: "ALREADY_CANCELLED" })))
+      expect(cancel(settlement("40"))).toEqual(Result.fail(expect.objectContaining({ code: "HAS_ALLOCATIONS" })))
+      expect(cancel(settlement("100"))).toEqual(Result.fail(expect.objectContaining({ code: "HAS_ALLOCATIONS" })))
+      expect(cancel(settlement("0", { cancelled: true }))).toEqual(Result.fail(expect.objectContaining({ code: "ALREADY_CANCELLED" })))
     })
   })
 })
@@ -135,7 +135,7 @@ describe("installments", () => {
     expect(splitToCents("10.123456", 2)).toEqual(["5.060000", "5.063456"])
   })
 
-  it.prop("the parts always add up to the total", { cents: FastCheck.integer({ min: 1, max: 10_000_000 }), count: FastCheck.integer({ min: 1, max: 120 }) }, ({ cents, count }) => {
+  it.prop("the parts always add up to the total", { cents: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000_000 })), count: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 120 })) }, ({ cents, count }) => {
     const total = decimal(cents).dividedBy(100)
     const parts = splitToCents(total, count)
     expect(parts.reduce((sum, part) => sum.plus(part), decimal(0)).eq(total)).toBe(true)

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { storeKinds, testStore } from "../../../test/support/stores.js"

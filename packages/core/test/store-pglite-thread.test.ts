@@ -1,6 +1,6 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as SqlClient from "@effect/sql/SqlClient"
-import type { SqlError } from "@effect/sql/SqlError"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { layerPglite, makePgliteClient, openPglite } from "@erp/core"
 import { Duration, Effect, Fiber, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -19,7 +19,7 @@ describe("the embedded store in its own thread", () => {
     const store = testStore("pglite")
     if (store.kind !== "pglite") throw new Error("expected the embedded store")
     runtime = ManagedRuntime.make(layerPglite(store))
-    await runtime.runtime()
+    await runtime.context()
   })
   afterAll(() => runtime?.dispose())
 
@@ -66,7 +66,7 @@ describe("the embedded store in its own thread", () => {
 
   it("fails a statement with PostgreSQL's fields, and runs several at once in the simple protocol", async () => {
     const failure = await run(Effect.flip(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO erp_settings (key, value) VALUES (NULL, 'x')`)))
-    const cause = (failure as SqlError).cause as { code?: string; column?: string; table?: string }
+    const cause = (failure as SqlError).reason.cause as { code?: string; column?: string; table?: string }
     expect(cause).toMatchObject({ code: "23502", column: "key", table: "erp_settings" })
     expect(cause).toBeInstanceOf(Error)
     const results = await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe("SELECT 1 AS one; SELECT 2 AS two")))
@@ -91,7 +91,7 @@ describe("the embedded store in its own thread", () => {
       const thread = yield* openPglite({})
       const { client, probe } = yield* makePgliteClient(thread, makeSessionTurns())
       yield* probe.check
-      const slow = yield* Effect.fork(client`SELECT pg_sleep(1)`)
+      const slow = yield* Effect.forkChild(client`SELECT pg_sleep(1)`)
       yield* Effect.sleep("100 millis")
       const [busy] = yield* Effect.timed(probe.check)
       yield* Fiber.join(slow)
@@ -108,9 +108,9 @@ describe("the embedded store in its own thread", () => {
       const sql = yield* SqlClient.SqlClient
       const order: Array<string> = []
       const statement = (owner: string, name: string, seconds = 0.01) =>
-        Effect.locally(Effect.tap(sql`SELECT pg_sleep(${seconds})`, () => Effect.sync(() => order.push(name))), SessionOwner, owner)
+        Effect.provideService(Effect.tap(sql`SELECT pg_sleep(${seconds})`, () => Effect.sync(() => order.push(name))), SessionOwner, owner)
       // a1 holds the session long enough for the rest to queue behind it, a's three before b's one.
-      const a = yield* Effect.fork(Effect.all([statement("a", "a1", 0.5), ...["a2", "a3", "a4"].map((name) => statement("a", name))], { concurrency: "unbounded" }))
+      const a = yield* Effect.forkChild(Effect.all([statement("a", "a1", 0.5), ...["a2", "a3", "a4"].map((name) => statement("a", name))], { concurrency: "unbounded" }))
       yield* Effect.sleep("100 millis")
       yield* statement("b", "b1")
       yield* Fiber.join(a)
@@ -123,13 +123,13 @@ describe("the embedded store in its own thread", () => {
   it("keeps a transaction's session from BEGIN to COMMIT: another owner's statement runs after it", async () => {
     const seen = await run(Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const inside = yield* Effect.fork(Effect.locally(sql.withTransaction(Effect.gen(function* () {
+      const inside = yield* Effect.forkChild(Effect.provideService(sql.withTransaction(Effect.gen(function* () {
         yield* sql`INSERT INTO erp_settings (key, value) VALUES ('thread-probe', 'uncommitted')`
         yield* Effect.sleep("100 millis")
         yield* sql`DELETE FROM erp_settings WHERE key = 'thread-probe'`
       })), SessionOwner, "a"))
       yield* Effect.sleep("30 millis")
-      const rows = yield* Effect.locally(sql<{ n: number }>`SELECT count(*)::int AS n FROM erp_settings WHERE key = 'thread-probe'`, SessionOwner, "b")
+      const rows = yield* Effect.provideService(sql<{ n: number }>`SELECT count(*)::int AS n FROM erp_settings WHERE key = 'thread-probe'`, SessionOwner, "b")
       yield* Fiber.join(inside)
       return rows[0].n
     }))

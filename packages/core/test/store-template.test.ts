@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { PGlite } from "@electric-sql/pglite"
 import { copyStoreTemplate, layerMigrated, layerPglite, writeStoreTemplateManifest } from "@erp/core"
 import { Effect, Layer, ManagedRuntime } from "effect"

@@ -1,5 +1,5 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Exit, ManagedRuntime } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { Cause, Effect, Exit, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { FIXTURE_TABLES, testOrders } from "../../../test/support/fixture-orders.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
@@ -14,16 +14,17 @@ describe.each(storeKinds)("SQL unit of work on %s", (kind) => {
     const tenant = await runtime.runPromise(Effect.flatMap(Tenancy, (tenancy) => tenancy.createTenant({ name: "Store test", countryCode: "BR" })))
     return asOperator(tenant, "store-test")
   }
-  const attempt = <A, E>(use: (engine: ResourceEngine["Type"]) => Effect.Effect<A, E>) => runtime.runPromiseExit(Effect.flatMap(ResourceEngine, use))
-  const ok = async <A, E>(use: (engine: ResourceEngine["Type"]) => Effect.Effect<A, E>): Promise<A> => {
+  const attempt = <A, E>(use: (engine: ResourceEngine["Service"]) => Effect.Effect<A, E>) => runtime.runPromiseExit(Effect.flatMap(ResourceEngine, use))
+  const ok = async <A, E>(use: (engine: ResourceEngine["Service"]) => Effect.Effect<A, E>): Promise<A> => {
     const exit = await attempt(use)
     if (Exit.isFailure(exit)) throw new Error(`expected success: ${JSON.stringify(exit.cause)}`)
     return exit.value
   }
-  const refused = async <A, E>(use: (engine: ResourceEngine["Type"]) => Effect.Effect<A, E>) => {
+  const refused = async <A, E>(use: (engine: ResourceEngine["Service"]) => Effect.Effect<A, E>) => {
     const exit = await attempt(use)
-    if (Exit.isSuccess(exit) || exit.cause._tag !== "Fail") throw new Error(`expected a refusal: ${JSON.stringify(exit)}`)
-    return exit.cause.error as { _tag: string; code?: string; fields?: Record<string, ReadonlyArray<string>> }
+    const failure = Exit.isFailure(exit) && exit.cause.reasons.length === 1 ? exit.cause.reasons.find(Cause.isFailReason) : undefined
+    if (failure === undefined) throw new Error(`expected a refusal: ${JSON.stringify(exit)}`)
+    return failure.error as { _tag: string; code?: string; fields?: Record<string, ReadonlyArray<string>> }
   }
   const refused_ = refused
   const create = (body: unknown, as = principal) => ok((engine) => engine.create(testOrders, as, body)) as Promise<Row & { id: string; items: Array<Row & { id: string }> }>

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { TenantGate } from "../src/index.js"
 
 /** The gate alone: turns per tenant, the wait, and turns given back however the work ends. */
-const withGate = <A, E>(use: (gate: TenantGate["Type"]) => Effect.Effect<A, E>, waitMs = 1_000) =>
+const withGate = <A, E>(use: (gate: TenantGate["Service"]) => Effect.Effect<A, E>, waitMs = 1_000) =>
   Effect.runPromise(Effect.provide(Effect.flatMap(TenantGate, use), TenantGate.layer({ defaultConcurrency: 1, waitMs })))
 
 describe("tenant gate", () => {
@@ -12,9 +12,9 @@ describe("tenant gate", () => {
       Effect.gen(function* () {
         const seen: Array<string> = []
         const hold = yield* Deferred.make<void>()
-        const first = yield* Effect.fork(gate.run("a", Effect.zipRight(Deferred.await(hold), Effect.sync(() => seen.push("a1")))))
+        const first = yield* Effect.forkChild(gate.run("a", Effect.andThen(Deferred.await(hold), Effect.sync(() => seen.push("a1")))))
         yield* Effect.sleep("5 millis")
-        const rest = yield* Effect.fork(Effect.all(["a2", "a3"].map((name) => gate.run("a", Effect.sync(() => seen.push(name)))), { concurrency: "unbounded" }))
+        const rest = yield* Effect.forkChild(Effect.all(["a2", "a3"].map((name) => gate.run("a", Effect.sync(() => seen.push(name)))), { concurrency: "unbounded" }))
         yield* gate.run("b", Effect.sync(() => seen.push("b1")))
         yield* Deferred.succeed(hold, undefined)
         yield* Fiber.join(first)
@@ -28,11 +28,11 @@ describe("tenant gate", () => {
     const outcome = await withGate((gate) =>
       Effect.gen(function* () {
         const hold = yield* Deferred.make<void>()
-        const holder = yield* Effect.fork(gate.run("a", Deferred.await(hold)))
+        const holder = yield* Effect.forkChild(gate.run("a", Deferred.await(hold)))
         yield* Effect.sleep("5 millis")
         const refused = yield* Effect.exit(gate.run("a", Effect.void))
         // A waiting request whose client went away leaves the queue; the turn is not lost with it.
-        const waiting = yield* Effect.fork(gate.run("a", Effect.void))
+        const waiting = yield* Effect.forkChild(gate.run("a", Effect.void))
         yield* Effect.sleep("5 millis")
         yield* Fiber.interrupt(waiting)
         yield* Fiber.interrupt(holder)
@@ -49,12 +49,12 @@ describe("tenant gate", () => {
     const outcome = await withGate((gate) =>
       Effect.gen(function* () {
         const hold = yield* Deferred.make<void>()
-        const holder = yield* Effect.fork(gate.run("a", Deferred.await(hold)))
+        const holder = yield* Effect.forkChild(gate.run("a", Deferred.await(hold)))
         yield* Effect.sleep("5 millis")
         const timed = (name: string) => Effect.timed(Effect.exit(gate.run("a", Effect.succeed(name))))
-        const early = yield* Effect.fork(timed("early"))
+        const early = yield* Effect.forkChild(timed("early"))
         yield* Effect.sleep("40 millis")
-        const late = yield* Effect.fork(timed("late"))
+        const late = yield* Effect.forkChild(timed("late"))
         const [earlyTook, earlyExit] = yield* Fiber.join(early)
         // The first waiter's refusal came at 60 ms; the one that came 40 ms later is still waiting, and gets the turn.
         yield* Deferred.succeed(hold, undefined)

@@ -1,22 +1,23 @@
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
-import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { actionParameters, allResources, type AnyResource, pageOf, publicResources, type ResourceAction } from "@erp/core"
 import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./authentication.js"
+import { type ApiErrorSchema, BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, PreconditionFailed, SERVER_ERRORS, TooManyRequests, UnprocessableEntity } from "./errors.js"
 import { completeDocument } from "./openapi-document.js"
-import { VersionsGroup } from "./versions.js"
-import { expandParameters, listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
 import { withIntegratorHeaders } from "./openapi-headers.js"
-import { BadRequest, Conflict, Forbidden, InternalServerError, NotFound, PayloadTooLarge, PreconditionFailed, ServiceUnavailable, TooManyRequests, UnprocessableEntity } from "./errors.js"
+import { expandParameters, listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
+import { VersionsGroup } from "./versions.js"
 
-const parentIdField = (resource: AnyResource): Record<string, typeof Schema.String> =>
-  resource.nestedUnder ? { parentId: Schema.String.annotations({ description: `UUID of the ${resource.nestedUnder.parent().singular}` }) } : {}
+/** Path parameters are strings (ids are checked by the engine, which answers the spec's 400 or 404). */
+type PathFields = Record<string, Schema.String>
 
-const idPath = (resource: AnyResource) =>
-  Schema.Struct({
-    ...parentIdField(resource),
-    id: Schema.String.annotations({ description: resource.idType === "integer" ? "Integer id of the record" : "UUID of the record" })
-  })
+const parentIdField = (resource: AnyResource): PathFields =>
+  resource.nestedUnder ? { parentId: Schema.String.annotate({ description: `UUID of the ${resource.nestedUnder.parent().singular}` }) } : {}
+
+const idFields = (resource: AnyResource): PathFields => ({
+  ...parentIdField(resource),
+  id: Schema.String.annotate({ description: resource.idType === "integer" ? "Integer id of the record" : "UUID of the record" })
+})
 
 /** Where a resource's records are: `/<name>`, or under their parent (`/webhook-endpoints/:parentId/deliveries`). */
 const collectionPath = (resource: AnyResource): `/${string}` =>
@@ -33,18 +34,56 @@ const listDescription = (resource: AnyResource) => {
   ].join("\n\n")
 }
 
+/** An answer without a body (the document says "Success", as for any answer it describes no further). */
+const NoContent = HttpApiSchema.NoContent.annotate({ description: "Success" })
+
+/** What every operation on a resource may answer besides its success (the credential's own refusals come with `Authentication`). */
+const READ_ERRORS = [BadRequest, Forbidden, NotFound, TooManyRequests, ...SERVER_ERRORS] as const
+/** Writes can also answer 409, 413 and 422. */
+const CREATE_ERRORS = [...READ_ERRORS, Conflict, PayloadTooLarge, UnprocessableEntity] as const
+/** Writes on a record take `If-Match` too: 412. */
+const RECORD_WRITE_ERRORS = [...READ_ERRORS, Conflict, PreconditionFailed, PayloadTooLarge, UnprocessableEntity] as const
+
+/** The schemas of a resource's bodies and answers (core's declarations: codecs that need no services). */
+type Body = Schema.Codec<unknown, unknown>
+
+/**
+ * One operation of a resource, as the registry declares it: its path parameters (strings,
+ * none on a collection), its request body when it takes one, its successes and its errors.
+ * The engine reads the query string itself (the list's parameters are documented by a
+ * transform). Every operation has the one type `ResourceEndpoint`: the registry's
+ * operations are only known at run time, so their handlers are written against it.
+ */
+const operation = (
+  method: "GET" | "POST" | "PATCH" | "DELETE",
+  name: string,
+  path: `/${string}`,
+  options: {
+    readonly params: PathFields
+    readonly payload?: Body | undefined
+    readonly success: Body | ReadonlyArray<Body>
+    readonly error: ReadonlyArray<ApiErrorSchema>
+  }
+) =>
+  HttpApiEndpoint.make(method)(name, path, {
+    params: Schema.Struct(options.params),
+    payload: options.payload,
+    success: options.success,
+    error: options.error
+  })
+
+/** A resource's operation, whichever it is (the handlers' view of it). */
+export type ResourceEndpoint = ReturnType<typeof operation>
 
 /**
  * The endpoints of one declared resource: list and get for all; a search route
  * and lookups where declared; create, update and delete where it takes writes.
  */
-const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint.HttpApiEndpoint.Any> => {
+const resourceEndpoints = (resource: AnyResource) => {
   const page = pageOf(resource.record, `${resource.identifier}Page`)
   const collection = collectionPath(resource)
-  const list = HttpApiEndpoint.get("list", collection)
-  const endpoints: Array<HttpApiEndpoint.HttpApiEndpoint.Any> = [
-    (resource.nestedUnder ? list.setPath(Schema.Struct(parentIdField(resource))) : list)
-      .addSuccess(page)
+  const endpoints: Array<ResourceEndpoint> = [
+    operation("GET", "list", collection, { params: parentIdField(resource), success: page, error: READ_ERRORS })
       .annotate(OpenApi.Summary, `List ${resource.name}`)
       .annotate(OpenApi.Description, listDescription(resource))
       .annotate(OpenApi.Transform, (operation) => ({
@@ -54,8 +93,7 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
   ]
   if (resource.searchRoute) {
     endpoints.push(
-      HttpApiEndpoint.get("search", `/${resource.name}/search`)
-        .addSuccess(page)
+      operation("GET", "search", `/${resource.name}/search`, { params: {}, success: page, error: READ_ERRORS })
         .annotate(OpenApi.Summary, `Search ${resource.name}`)
         .annotate(OpenApi.Description, `Required: \`q\`${resource.searchRoute.required.map((name) => `, \`${name}\``).join("")}. Accent- and case-insensitive; every word as a prefix. Takes the list's other parameters.`)
         .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...searchParameters(resource)] }))
@@ -63,47 +101,45 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
   }
   for (const lookup of resource.lookups ?? []) {
     endpoints.push(
-      HttpApiEndpoint.get(`lookup_${lookup.name}`, `/${resource.name}/${lookup.name}/:${lookup.parameter}`)
-        .setPath(Schema.Struct({ [lookup.parameter]: Schema.String }))
-        .addSuccess(resource.record)
+      operation("GET", `lookup_${lookup.name}`, `/${resource.name}/${lookup.name}/:${lookup.parameter}`, {
+        params: { [lookup.parameter]: Schema.String },
+        success: resource.record,
+        error: READ_ERRORS
+      })
         .annotate(OpenApi.Summary, `Get a ${resource.singular} by ${lookup.name}`)
         .annotate(OpenApi.Description, lookup.description)
     )
   }
   endpoints.push(
-    HttpApiEndpoint.get("get", `${collection}/:id`)
-      .setPath(idPath(resource))
-      .addSuccess(resource.record)
+    operation("GET", "get", `${collection}/:id`, { params: idFields(resource), success: resource.record, error: READ_ERRORS })
       .annotate(OpenApi.Summary, `Get a ${resource.singular}`)
       .annotate(OpenApi.Description, resource.write ? "Query `with_deleted=true` returns a soft-deleted record too." : `One ${resource.singular} by id.`)
       .annotate(OpenApi.Transform, (operation) => ({ ...operation, parameters: [...(operation.parameters ?? []), withDeletedParameter, ...expandParameters(resource)] }))
   )
   if (resource.write) {
-    const create = HttpApiEndpoint.post("create", `/${resource.name}`)
-      .setPayload(resource.write.createInput)
-      .addSuccess(resource.record, { status: 201 })
+    const created = resource.record.pipe(HttpApiSchema.status(201))
     endpoints.push(
-      // Writes can also answer 409, 413 and 422.
-      (resource.write.createGroup ? create.addSuccess(resource.write.createGroup, { status: 201 }) : create)
-        .addError(Conflict)
-        .addError(PayloadTooLarge)
-        .addError(UnprocessableEntity)
+      operation("POST", "create", `/${resource.name}`, {
+        params: {},
+        payload: resource.write.createInput,
+        success: resource.write.createGroup ? [created, resource.write.createGroup.pipe(HttpApiSchema.status(201))] : created,
+        error: CREATE_ERRORS
+      })
         .annotate(OpenApi.Summary, `Create a ${resource.singular}`)
         .annotate(OpenApi.Description, `Creates a ${resource.singular} and answers it (201). Fields the server sets (ids, timestamps, totals) are refused (400 \`READ_ONLY_FIELD\`); business rules answer 422 with \`details.fields\`.`),
-      HttpApiEndpoint.patch("update", `/${resource.name}/:id`)
-        .setPath(idPath(resource))
-        .setPayload(resource.write.updateInput)
-        .addSuccess(resource.record)
-        .addError(Conflict)
-        .addError(PreconditionFailed)
-        .addError(PayloadTooLarge)
-        .addError(UnprocessableEntity)
+      operation("PATCH", "update", `/${resource.name}/:id`, {
+        params: idFields(resource),
+        payload: resource.write.updateInput,
+        success: resource.record,
+        error: RECORD_WRITE_ERRORS
+      })
         .annotate(OpenApi.Summary, `Update a ${resource.singular}`)
         .annotate(OpenApi.Description, "Fields sent replace stored ones; `null` clears; `metadata`, `br_data` and `us_data` merge key by key."),
-      HttpApiEndpoint.del("remove", `/${resource.name}/:id`)
-        .setPath(idPath(resource))
-        .addSuccess(HttpApiSchema.NoContent)
-        .addError(PreconditionFailed)
+      operation("DELETE", "remove", `/${resource.name}/:id`, {
+        params: idFields(resource),
+        success: NoContent,
+        error: [...READ_ERRORS, PreconditionFailed]
+      })
         .annotate(OpenApi.Summary, `Delete a ${resource.singular}`)
         .annotate(OpenApi.Description, "Soft delete: the record keeps `deleted_at` and leaves default reads.")
     )
@@ -113,73 +149,75 @@ const resourceEndpoints = (resource: AnyResource): ReadonlyArray<HttpApiEndpoint
 }
 
 /** `POST /payables/{id}/allocate`: an operation beyond CRUD, with its own body and answer. */
-const actionEndpoint = (resource: AnyResource, action: ResourceAction): HttpApiEndpoint.HttpApiEndpoint.Any => {
-  const path = `${collectionPath(resource)}/:id/${action.path}` as const
-  const params = Schema.Struct(Object.fromEntries(
-    [...Object.entries(idPath(resource).fields), ...actionParameters(action).map((name) => [name, Schema.String.annotations({ description: "UUID" })] as const)]
-  )) as unknown as Schema.Struct<Record<string, typeof Schema.String>>
-  const base = action.method === "POST" ? HttpApiEndpoint.post(`action_${action.name}`, path) : HttpApiEndpoint.del(`action_${action.name}`, path)
+const actionEndpoint = (resource: AnyResource, action: ResourceAction): ResourceEndpoint => {
+  const params: PathFields = {
+    ...idFields(resource),
+    ...Object.fromEntries(actionParameters(action).map((name) => [name, Schema.String.annotate({ description: "UUID" })]))
+  }
   const payload = action.raw
-    ? HttpApiSchema.Uint8Array({ contentType: action.raw.contentType }).annotations({ description: action.raw.description })
+    ? Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: action.raw.contentType })).annotate({ description: action.raw.description })
     : action.input
-  const withBody = payload ? base.setPath(params).setPayload(payload) : base.setPath(params)
-  return withBody
-    .addSuccess(action.output ?? HttpApiSchema.NoContent, { status: action.output ? action.successStatus ?? 200 : 204 })
-    .addError(Conflict)
-    .addError(PreconditionFailed)
-    .addError(PayloadTooLarge)
-    .addError(UnprocessableEntity)
+  const success = action.output ? action.output.pipe(HttpApiSchema.status(action.successStatus ?? 200)) : NoContent
+  return operation(action.method, `action_${action.name}`, `${collectionPath(resource)}/:id/${action.path}`, { params, payload, success, error: RECORD_WRITE_ERRORS })
     .annotate(OpenApi.Summary, action.summary)
     .annotate(OpenApi.Description, action.description)
 }
 
-/** One group per declared resource, with the errors every operation can answer. */
-export const resourceGroup = (resource: AnyResource) =>
-  resourceEndpoints(resource)
-    .reduce(
-      (group, endpoint) => group.add(endpoint),
-      HttpApiGroup.make(resource.name) as HttpApiGroup.HttpApiGroup<string, HttpApiEndpoint.HttpApiEndpoint.Any, never>
-    )
-    .addError(BadRequest)
-    .addError(Forbidden)
-    .addError(NotFound)
-    .addError(TooManyRequests)
+const groups = new WeakMap<AnyResource, ReturnType<typeof makeResourceGroup>>()
+
+const makeResourceGroup = (resource: AnyResource) => {
+  const [first, ...rest] = resourceEndpoints(resource)
+  return HttpApiGroup.make(resource.name)
+    .add(first, ...rest)
     .middleware(Authentication)
     .annotate(OpenApi.Description, resource.description)
+}
 
-export const Health = Schema.Struct({ status: Schema.Literal("ok"), version: Schema.String }).annotations({ identifier: "Health" })
+/**
+ * One group per declared resource, every operation behind `Authentication`. A resource's
+ * group is made once: the API's document and the handlers' routes are the same endpoints.
+ */
+export const resourceGroup = (resource: AnyResource): ResourceGroup => {
+  const made = groups.get(resource)
+  if (made) return made
+  const group = makeResourceGroup(resource)
+  groups.set(resource, group)
+  return group
+}
+
+/** One resource's group, its endpoints known only at run time. */
+export type ResourceGroup = ReturnType<typeof makeResourceGroup>
+
+export const Health = Schema.Struct({ status: Schema.Literal("ok"), version: Schema.String }).annotate({ identifier: "Health" })
 
 export class HealthGroup extends HttpApiGroup.make("health")
-  .add(HttpApiEndpoint.get("health", "/health").addSuccess(Health)
-    .annotate(OpenApi.Summary, "Liveness and store check")
-    .annotate(OpenApi.Description, "200 `{ status: \"ok\", version }` while the store answers a query; 500 `STORE_UNAVAILABLE` when it does not."))
+  .add(
+    // Any request can be refused for its `api-version` (400), this one included.
+    HttpApiEndpoint.get("health", "/health", { success: Health, error: [BadRequest, ...SERVER_ERRORS] })
+      .annotate(OpenApi.Summary, "Liveness and store check")
+      .annotate(OpenApi.Description, "200 `{ status: \"ok\", version }` while the store answers a query; 500 `STORE_UNAVAILABLE` when it does not.")
+  )
   .annotate(OpenApi.Exclude, false)
   .annotate(OpenApi.Description, "Liveness: answers while the store answers. No credentials needed.") {}
 
-const base = HttpApi.make("erp")
-  .add(HealthGroup)
-  .add(VersionsGroup)
-  .addError(InternalServerError)
-  .addError(ServiceUnavailable)
-  .annotate(OpenApi.Title, "erp Integrations API")
-  .annotate(OpenApi.Version, "v1")
-  .annotate(OpenApi.Description, "Multi-tenant ERP integrations API. Send `api-version: v1` (the default) to pin the contract.")
-
-/** One resource's group, its endpoints known only at run time. */
-export type ResourceGroup = ReturnType<typeof resourceGroup>
-
-/** A contract over a registry: health plus one group per declared resource. */
+/** A contract over a registry: health, versions, and one group per declared resource. */
 export const makeApi = (registry: ReadonlyArray<AnyResource>) =>
-  publicResources(registry)
-    .reduce((api, resource) => api.add(resourceGroup(resource)) as typeof base, base)
+  HttpApi.make("erp")
+    .add(HealthGroup, VersionsGroup, ...publicResources(registry).map(resourceGroup))
+    .annotate(OpenApi.Title, "erp Integrations API")
+    .annotate(OpenApi.Version, "v1")
+    .annotate(OpenApi.Description, "Multi-tenant ERP integrations API. Send `api-version: v1` (the default) to pin the contract.")
     // One transform (a second annotation would replace the first): the integrator headers, then what the generator leaves out.
     .annotate(OpenApi.Transform, (document) => completeDocument(registry)(withIntegratorHeaders(document)))
 
 /** The whole contract of the built-in registry. */
 export const Api = makeApi(allResources)
 
+/** An API made by `makeApi`, whatever its registry. */
+export type ErpApi = typeof Api
+
 /**
  * The registry builds groups at run time, so their names are not literal types;
- * handlers for a resource group see the API through this view.
+ * the handlers of a resource's group see it through an API of that group alone.
  */
-export type ResourceApi = HttpApi.HttpApi<"erp", ResourceGroup, HttpApiDecodeError | InternalServerError | ServiceUnavailable>
+export type ResourceApi = HttpApi.HttpApi<"erp", ResourceGroup>

@@ -1,4 +1,3 @@
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import {
   allResources,
@@ -16,7 +15,10 @@ import {
   type TaxEngine,
   type StoreLocation
 } from "@erp/core"
-import { type ConfigProvider, Context, Effect, Layer, ManagedRuntime } from "effect"
+import { ConfigProvider, Context, Effect, Layer, ManagedRuntime } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { NetAddress } from "effect/net"
 import { createServer } from "node:http"
 import { Api, makeApi } from "./api.js"
 import { layerAuthentication } from "./authentication.js"
@@ -24,7 +26,7 @@ import { layerDocsRoutes } from "./docs-page.js"
 import { layerHandlers, makeHandlers } from "./handlers.js"
 import { checkPortFree } from "./listen.js"
 import { layerShutdownGrace, SHUTDOWN_GRACE_MS } from "./shutdown-grace.js"
-import { withHostConcerns } from "./middleware.js"
+import { ArrivedAs, withHostConcerns } from "./middleware.js"
 import { layerServerFailures } from "./server-errors.js"
 import { layerSpansOnlyForInstalledTracer } from "./tracing.js"
 import { SignInHook } from "./browser-session.js"
@@ -32,19 +34,25 @@ import { layerOAuthRoutes } from "./oauth/routes.js"
 import { layerOpenApiRoute } from "./openapi-route.js"
 import { layerMcpRoutes, McpAllowedOrigins, McpToolsets } from "./mcp-route.js"
 import { layerPanelRoutes } from "./panel/routes.js"
-import { ArrivedAs } from "./middleware.js"
 import { publicPath, routedUrl, WELL_KNOWN_DOCUMENTS } from "./public-url.js"
 
 /**
- * The API over a registry (the built-in one by default, or yours with resources of
- * your own declared on the same engine), with its handlers, `/openapi.json` and the `/docs` page.
+ * The routes over a registry (the built-in one by default, or yours with resources of
+ * your own declared on the same engine): the API with its handlers, `/openapi.json`, the
+ * `/docs` page, OAuth, MCP and the panel, on one router, every route inside `layerServerFailures`.
  */
 export const makeHttpApiLayer = (registry: ReadonlyArray<AnyResource> = allResources, options: PanelOption = {}) => {
   const api = registry === allResources ? Api : makeApi(registry)
   const handlers = registry === allResources ? layerHandlers : makeHandlers(api, registry)
   const panel = options.panel === false ? Layer.empty : layerPanelRoutes(registry)
-  return Layer.mergeAll(layerOpenApiRoute, layerDocsRoutes, layerOAuthRoutes, layerMcpRoutes, panel, layerServerFailures).pipe(
-    Layer.provideMerge(HttpApiBuilder.api(api).pipe(Layer.provide(handlers), Layer.provide(layerAuthentication)))
+  return Layer.mergeAll(
+    HttpApiBuilder.layer(api).pipe(Layer.provide(handlers), Layer.provide(layerAuthentication)),
+    layerOpenApiRoute(api),
+    layerDocsRoutes,
+    layerOAuthRoutes,
+    layerMcpRoutes,
+    panel,
+    layerServerFailures
   )
 }
 
@@ -53,7 +61,7 @@ export interface PanelOption {
   readonly panel?: boolean
 }
 
-/** The API with its handlers and `/openapi.json`; needs the core services. */
+/** The routes of the built-in registry; need the core services and a router. */
 export const layerHttpApi = makeHttpApiLayer()
 
 export interface ListenOptions extends PanelOption {
@@ -68,10 +76,14 @@ export interface ListenOptions extends PanelOption {
 /** The Node HTTP server serving the API (and exposing `HttpServer` for its address); needs the core services. */
 export const layerNodeServer = (options: ListenOptions = {}) => {
   const server = createServer()
-  return HttpApiBuilder.serve(withHostConcerns).pipe(
+  const routes = options.resources || options.panel === false ? makeHttpApiLayer(options.resources, options) : layerHttpApi
+  // The host's concerns around every request, and no access log or listen line of the
+  // platform's (the host logs its 5xx itself).
+  const served = HttpRouter.serve(routes, { middleware: withHostConcerns, disableLogger: true, disableListenLog: true })
+  // Built after the server and its routes, the grace is released first: a stop starts it.
+  return layerShutdownGrace(server, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS).pipe(
+    Layer.provideMerge(served),
     Layer.provide(layerSpansOnlyForInstalledTracer),
-    Layer.provide(options.resources || options.panel === false ? makeHttpApiLayer(options.resources, options) : layerHttpApi),
-    Layer.merge(layerShutdownGrace(server, options.shutdownGraceMs ?? SHUTDOWN_GRACE_MS)),
     Layer.provideMerge(NodeHttpServer.layer(() => server, { port: options.port ?? 3000, host: options.host ?? "127.0.0.1" }))
   )
 }
@@ -157,7 +169,7 @@ const layerCoreOf = (options: FetchHandlerOptions, location: StoreLocation) => {
   const served = options.webhooks === false
     ? core
     : layerWebhookDispatcher(options.webhooks === true || options.webhooks === undefined ? {} : options.webhooks).pipe(Layer.provideMerge(core))
-  return options.configProvider ? Layer.provide(served, Layer.setConfigProvider(options.configProvider)) : served
+  return options.configProvider ? Layer.provide(served, ConfigProvider.layer(options.configProvider)) : served
 }
 
 /** Hints name the options of this API, not the CLI's flags. */
@@ -208,15 +220,17 @@ const withPath = (request: Request, pathAndQuery: string): Request => {
  */
 export const createFetchHandler = async (options: FetchHandlerOptions = {}) => {
   const location = options.store ?? resolveStoreLocation(options, options.configProvider)
-  const { runtime: core, value: runtime } = await openRuntime(() => ManagedRuntime.make(layerCoreOf(options, location)), (made) => made.runtime(), startupContext(location))
-  const settings = Context.get(runtime.context, OAuthConfig)
-  const web = HttpApiBuilder.toWebHandler(
-    // provideMerge: the host middleware reads the settings (base path, public URL) from the same context.
-    Layer.mergeAll(options.panel === false ? makeHttpApiLayer(allResources, options) : layerHttpApi, HttpServer.layerContext).pipe(
-      Layer.provide(layerSpansOnlyForInstalledTracer),
-      Layer.provideMerge(Layer.succeedContext(runtime.context))
+  const { runtime: core, value: context } = await openRuntime(() => ManagedRuntime.make(layerCoreOf(options, location)), (made) => made.context(), startupContext(location))
+  const settings = Context.get(context, OAuthConfig)
+  const web = HttpRouter.toWebHandler(
+    // provideMerge: each request runs in the built context, where the host middleware reads the
+    // settings (base path, public URL) and the tracer switch.
+    (options.panel === false ? makeHttpApiLayer(allResources, options) : layerHttpApi).pipe(
+      Layer.provideMerge(HttpServer.layerServices),
+      Layer.provideMerge(layerSpansOnlyForInstalledTracer),
+      Layer.provideMerge(Layer.succeedContext(context))
     ),
-    { middleware: withHostConcerns }
+    { middleware: withHostConcerns, disableLogger: true }
   )
   const base = settings.basePath
   const documents = WELL_KNOWN_DOCUMENTS.map((name) => `/.well-known/${name}${publicPath(settings)}`)
@@ -232,7 +246,7 @@ export const createFetchHandler = async (options: FetchHandlerOptions = {}) => {
       const url = new URL(request.url)
       const routed = routedUrl(base, `${url.pathname}${url.search}`)
       const arrived = Context.make(ArrivedAs, { path: url.pathname, routed: routed !== undefined })
-      return web.handler(routed === undefined ? request : withPath(request, routed), arrived as Context.Context<never>)
+      return web.handler(routed === undefined ? request : withPath(request, routed), arrived)
     },
     handles,
     /** The core services as an Effect runtime, for apps written with Effect. */
@@ -261,6 +275,6 @@ export const startServer = async (options: StoreOptions & ListenOptions = {}) =>
     (made) => made.runPromise(Effect.map(HttpServer.HttpServer, (server) => server.address)),
     context
   )
-  const url = address._tag === "TcpAddress" ? `http://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}` : `unix:${address.path}`
+  const url = address._tag === "UnixPathAddress" ? `unix:${address.path}` : `http://${NetAddress.formatInet(address)}`
   return { ...makeAdmin(runtime), url, close: () => runtime.dispose() }
 }

@@ -1,7 +1,8 @@
-import { HttpApiMiddleware, HttpApiSecurity, HttpApp, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Authenticator, type CredentialLimit, credentialLimit, CredentialRateLimiter, CurrentPrincipal, OAuthConfig, type Principal, type RateLimitDecision } from "@erp/core"
-import { Context, Effect, Layer, Redacted, Schema } from "effect"
-import { BadRequest, errorBody, toApiError, TooManyRequests, Unauthorized } from "./errors.js"
+import { Authenticator, type CredentialLimit, credentialLimit, CredentialRateLimiter, CurrentPrincipal, type InvalidRequest, OAuthConfig, type Principal, type RateLimitDecision, type Unauthenticated } from "@erp/core"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import { BadRequest, errorBody, TooManyRequests, Unauthorized } from "./errors.js"
 import { publicUrl } from "./public-url.js"
 import { rateLimitHeaders } from "./rate-limit.js"
 import { CurrentTrace, type RequestTrace } from "./server-errors.js"
@@ -11,9 +12,12 @@ const authorizationHeader = HttpApiSecurity.apiKey({ in: "header", key: "Authori
   HttpApiSecurity.annotate(OpenApi.Description, "API key `sk_<publicId>_<secret>` (or OAuth access token) as `Bearer <token>` or the bare token.")
 )
 
-export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("erp/http/Authentication", {
-  failure: Schema.Union(Unauthorized, BadRequest, TooManyRequests),
-  provides: CurrentPrincipal,
+/**
+ * Every resource operation's credential check: the caller as `CurrentPrincipal`, or the
+ * refusal (401, the 400 of a malformed `X-Tenant-Id`, the credential's 429).
+ */
+export class Authentication extends HttpApiMiddleware.Service<Authentication, { provides: CurrentPrincipal }>()("erp/http/Authentication", {
+  error: [Unauthorized, BadRequest, TooManyRequests],
   security: { authorization: authorizationHeader }
 }) {}
 
@@ -23,21 +27,21 @@ export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("erp
  * refusal `Retry-After` too: through the request's trace when the host keeps one (read
  * once on the way out), else a pre-response handler.
  */
-export const limitCredential = (principal: Pick<Principal, "credential"> & { readonly tenantId?: string }, limiter: CredentialRateLimiter["Type"]) => {
+export const limitCredential = (principal: Pick<Principal, "credential"> & { readonly tenantId?: string }, limiter: CredentialRateLimiter["Service"]) => {
   const credential = principal.credential
   if (!credential) return Effect.void
   const limit = credentialLimit(credential.rateLimitPerMinute)
   return Effect.flatMap(limiter.hit(credential.id, limit), (decision) =>
-    Effect.withFiberRuntime<void, TooManyRequests>((fiber) => {
-      const trace = fiber.getFiberRef(CurrentTrace)
+    Effect.withFiber<void, TooManyRequests, HttpServerRequest.HttpServerRequest>((fiber) => {
+      const trace = fiber.getRef(CurrentTrace)
       // On the host's trace (every request it serves), the fields are noted at once: one step of the runtime, not three.
       if (trace) {
         const refused = noteDecision(trace, principal, limit, decision)
         return refused ? Effect.fail(refused) : Effect.void
       }
       const headers = decisionHeaders(decision)
-      const noted = HttpApp.appendPreResponseHandler((_request, out) => Effect.succeed(HttpServerResponse.setHeaders(out, headers)))
-      return decision.allowed ? noted : Effect.zipRight(noted, Effect.fail(refusal(limit, decision)))
+      const noted = HttpEffect.appendPreResponseHandler((_request, out) => Effect.succeed(HttpServerResponse.setHeaders(out, headers)))
+      return decision.allowed ? noted : Effect.andThen(noted, Effect.fail(refusal(limit, decision)))
     }))
 }
 
@@ -59,8 +63,8 @@ const noteDecision = (trace: RequestTrace, principal: { readonly tenantId?: stri
 
 /** A request's credential as its principal: the issuer is the URL the request reached, `X-Tenant-Id` picks a user's company. */
 export const authenticateRequest = (
-  authenticator: Authenticator["Type"],
-  config: OAuthConfig["Type"],
+  authenticator: Authenticator["Service"],
+  config: OAuthConfig["Service"],
   request: { readonly headers: Readonly<Record<string, string | undefined>> },
   authorization: string
 ) => {
@@ -69,24 +73,35 @@ export const authenticateRequest = (
 }
 
 /** An authenticated caller let in: its tenant noted in the request's trace (for a failure's log line), the request counted. */
-export const admit = (principal: Principal, limiter: CredentialRateLimiter["Type"]) =>
+export const admit = (principal: Principal, limiter: CredentialRateLimiter["Service"]) =>
   principal.credential
     ? limitCredential(principal, limiter)
-    : Effect.withFiberRuntime<void, TooManyRequests>((fiber) => {
-      const trace = fiber.getFiberRef(CurrentTrace)
+    : Effect.withFiber<void, TooManyRequests>((fiber) => {
+      const trace = fiber.getRef(CurrentTrace)
       if (trace) trace.tenantId = principal.tenantId
       return Effect.void
     })
 
+/** A credential refused: 401, or 400 when it names a tenant badly (`X-Tenant-Id`). */
+const refusedCredential = (error: Unauthenticated | InvalidRequest): Unauthorized | BadRequest =>
+  error._tag === "InvalidRequest"
+    ? new BadRequest(errorBody(400, error.message, error.code, error.fields))
+    : new Unauthorized(errorBody(401, error.message, error.code))
+
 export const layerAuthentication = Layer.effect(
   Authentication,
-  Effect.map(Effect.all([Authenticator, OAuthConfig, CredentialRateLimiter]), ([authenticator, config, limiter]) =>
-    Authentication.of({
-      authorization: (credential) =>
-        Effect.withFiberRuntime((fiber) =>
-          authenticateRequest(authenticator, config, Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest), Redacted.value(credential)).pipe(
-            Effect.mapError((error) => toApiError(error) as Unauthorized | BadRequest),
-            Effect.tap((principal) => admit(principal, limiter))
+  Effect.gen(function* () {
+    const authenticator = yield* Authenticator
+    const config = yield* OAuthConfig
+    const limiter = yield* CredentialRateLimiter
+    return Authentication.of({
+      authorization: (effect, { credential }) =>
+        Effect.withFiber((fiber) =>
+          authenticateRequest(authenticator, config, Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest), Redacted.value(credential)).pipe(
+            Effect.mapError(refusedCredential),
+            Effect.tap((principal) => admit(principal, limiter)),
+            Effect.flatMap((principal) => Effect.provideService(effect, CurrentPrincipal, principal))
           ))
-    }))
+    })
+  })
 )

@@ -1,5 +1,5 @@
-import type { HttpServerRequest } from "@effect/platform"
 import { Effect, Stream } from "effect"
+import type { HttpServerRequest } from "effect/http"
 import { IncomingMessage } from "node:http"
 import type { ApiRequest } from "./api-request.js"
 import { apiError } from "./errors.js"
@@ -26,9 +26,12 @@ export const readBounded = (request: HttpServerRequest.HttpServerRequest, maxByt
       return bytes.byteLength > maxBytes ? undefined : Buffer.from(bytes)
     }
     const { parts, size } = yield* request.stream.pipe(
-      Stream.mapAccum(0, (seen, chunk: Uint8Array) => [seen + chunk.byteLength, [seen + chunk.byteLength, chunk] as const]),
+      Stream.mapAccum(() => 0, (seen, chunk: Uint8Array) => {
+        const total = seen + chunk.byteLength
+        return [total, [[total, chunk] as const]] as const
+      }),
       Stream.takeUntil(([seen]) => seen > DRAIN_LIMIT_BYTES),
-      Stream.runFold({ parts: [] as Array<Uint8Array>, size: 0 }, (state, [seen, chunk]) => {
+      Stream.runFold(() => ({ parts: [] as Array<Uint8Array>, size: 0 }), (state, [seen, chunk]) => {
         if (seen <= maxBytes) state.parts.push(chunk)
         state.size = seen
         return state

@@ -1,4 +1,4 @@
-import { type Cookies, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { BASE62, OAuth, type OAuthSettings, randomText, Tenancy, type User } from "@erp/core"
 import { Context, Effect, Option } from "effect"
 import { timingSafeEqual } from "node:crypto"
@@ -17,10 +17,10 @@ export const CSRF_COOKIE = "erp_csrf"
  * Lets an embedding app sign its users in with its own session: given the
  * request, it answers the user's id or email, or nothing to show our sign-in page.
  */
-export class SignInHook extends Context.Tag("erp/http/SignInHook")<
+export class SignInHook extends Context.Service<
   SignInHook,
   (request: { readonly headers: Readonly<Record<string, string | undefined>>; readonly url: string }) => Promise<string | undefined>
->() {}
+>()("erp/http/SignInHook") {}
 
 export const sameText = (left: string, right: string) => {
   const a = Buffer.from(left)
@@ -44,10 +44,10 @@ export const cookieOptions = (path: string, secure: boolean, maxAgeSeconds: numb
 export const sessionCookiePath = (basePath: string) => `${basePath}/`
 
 export const setSessionCookie = (basePath: string, secure: boolean, session: { readonly token: string; readonly maxAgeSeconds: number }) =>
-  HttpServerResponse.unsafeSetCookie(SESSION_COOKIE, session.token, cookieOptions(sessionCookiePath(basePath), secure, session.maxAgeSeconds))
+  HttpServerResponse.setCookieUnsafe(SESSION_COOKIE, session.token, cookieOptions(sessionCookiePath(basePath), secure, session.maxAgeSeconds))
 
 export const clearCookie = (name: string, path: string, secure: boolean) =>
-  HttpServerResponse.unsafeSetCookie(name, "", { ...cookieOptions(path, secure, 0), expires: new Date(0) })
+  HttpServerResponse.setCookieUnsafe(name, "", { ...cookieOptions(path, secure, 0), expires: new Date(0) })
 
 export interface SignedIn {
   readonly user: User
@@ -64,7 +64,7 @@ export const makeCurrentUser = Effect.gen(function* () {
   const oauth = yield* OAuth
   const tenancy = yield* Tenancy
   const hook = yield* Effect.serviceOption(SignInHook)
-  return (request: HttpServerRequest.HttpServerRequest, cookies: Cookies.Cookies | Record<string, string>) =>
+  return (request: HttpServerRequest.HttpServerRequest, cookies: Readonly<Record<string, string | undefined>>) =>
     Effect.gen(function* () {
       if (Option.isSome(hook)) {
         const reference = yield* Effect.promise(() => hook.value({ headers: request.headers, url: request.url }))
@@ -73,7 +73,7 @@ export const makeCurrentUser = Effect.gen(function* () {
           if (Option.isSome(user)) return Option.some<SignedIn>({ user: user.value, csrf: undefined, external: true })
         }
       }
-      const token = (cookies as Record<string, string>)[SESSION_COOKIE]
+      const token = cookies[SESSION_COOKIE]
       if (!token) return Option.none<SignedIn>()
       const session = yield* oauth.findSession(token)
       if (Option.isNone(session)) return Option.none<SignedIn>()

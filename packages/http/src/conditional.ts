@@ -1,6 +1,6 @@
-import { HttpServerResponse } from "@effect/platform"
 import { answerEtag, type AnyResource, matchesAny, type Precondition, parseEntityTags, type Row } from "@erp/core"
 import { Effect } from "effect"
+import { HttpServerResponse } from "effect/http"
 import type { ApiRequest } from "./api-request.js"
 import { apiError } from "./errors.js"
 

@@ -1,7 +1,8 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
+import * as path from "node:path"
 import { html, htmlResponse } from "./html.js"
 
 /**
@@ -70,9 +71,13 @@ const INIT = `"use strict";
 `
 
 let bundle: string | undefined
-/** The package's standalone bundle, read once. */
+/**
+ * The package's standalone bundle (one self-contained script that defines `window.Scalar`), read
+ * once. The package exports no path to it, so it is found beside the entry point the package does
+ * export (`dist/index.js`, the bundle in `dist/browser/standalone.js`).
+ */
 const scalarBundle = (): string => {
-  bundle ??= fs.readFileSync(createRequire(import.meta.url).resolve("@scalar/api-reference/browser/standalone.js"), "utf8")
+  bundle ??= fs.readFileSync(path.join(path.dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "browser", "standalone.js"), "utf8")
   return bundle
 }
 
@@ -80,12 +85,12 @@ const text = (body: string, contentType: string, headers: Record<string, string>
   HttpServerResponse.text(body, { contentType, headers: { "x-content-type-options": "nosniff", ...headers } })
 
 /** `GET /docs`: the interactive API reference (Scalar) over this host's own OpenAPI document. */
-export const layerDocsRoutes = HttpApiBuilder.Router.use((router) =>
+export const layerDocsRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    yield* router.get("/docs", Effect.sync(() => htmlResponse(PAGE, {
+    yield* router.add("GET", "/docs", Effect.sync(() => htmlResponse(PAGE, {
       headers: { "content-security-policy": DOCS_CONTENT_SECURITY_POLICY, "cache-control": "no-cache", "x-content-type-options": "nosniff" }
     })))
-    yield* router.get("/docs/init.js", Effect.sync(() => text(INIT, "text/javascript; charset=utf-8", { "cache-control": "no-cache" })))
-    yield* router.get("/docs/scalar.js", Effect.sync(() => text(scalarBundle(), "text/javascript; charset=utf-8", { "cache-control": "public, max-age=86400" })))
+    yield* router.add("GET", "/docs/init.js", Effect.sync(() => text(INIT, "text/javascript; charset=utf-8", { "cache-control": "no-cache" })))
+    yield* router.add("GET", "/docs/scalar.js", Effect.sync(() => text(scalarBundle(), "text/javascript; charset=utf-8", { "cache-control": "public, max-age=86400" })))
   })
 )

@@ -1,8 +1,9 @@
-import { HttpApiBuilder, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import type { ApiRequest } from "./api-request.js"
-import { allResources, type AnyResource, CurrentPrincipal, IdempotencyKeys, notFound, type Page, type Principal, publicResources, type DomainError, type QueryParams, ResourceEngine, storeAnswers, TenantBusy, TenantGate } from "@erp/core"
+import { allResources, type AnyResource, CurrentPrincipal, type DomainError, IdempotencyKeys, notFound, type Page, type Principal, publicResources, type QueryParams, ResourceEngine, storeAnswers, TenantBusy, TenantGate } from "@erp/core"
 import { Effect, Layer } from "effect"
-import { Api, type ResourceApi } from "./api.js"
+import { HttpServerResponse } from "effect/http"
+import { HttpApi, HttpApiBuilder, type HttpApiEndpoint } from "effect/http-api"
+import type { ApiRequest } from "./api-request.js"
+import { Api, type ErpApi, type ResourceApi, resourceGroup } from "./api.js"
 import { apiRequestOf, readJsonBody, readRawBody } from "./body.js"
 import { versionsBody } from "./versions.js"
 import { type ApiError, errorBody, InternalServerError, tenantBusy, toApiError } from "./errors.js"
@@ -18,7 +19,7 @@ export const queryParams = (request: Pick<ApiRequest, "url">): QueryParams => {
 
 const mapDomain = Effect.mapError((error: DomainError) => toApiError(error))
 
-const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status })
+const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
 
 /**
  * A page whose records are JSON text already (built by the store): each written into one buffer,
@@ -51,11 +52,6 @@ export type Handler = (request: {
   readonly path: Readonly<Record<string, string>>
   readonly caller: Principal
 }) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError>
-
-/** The builder as the registry drives it: endpoint names are only known at run time. */
-interface RawHandlers {
-  handleRaw(name: string, handler: (request: { readonly request: HttpServerRequest.HttpServerRequest; readonly path: Readonly<Record<string, string>> }) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError, CurrentPrincipal>): RawHandlers
-}
 
 /** The handlers of one declared resource by endpoint name (`list`, `get`, `create`, `action_<name>` …). */
 export const makeResourceHandlers = (resource: AnyResource) =>
@@ -90,13 +86,13 @@ export const makeResourceHandlers = (resource: AnyResource) =>
     const byName: Record<string, Handler> = {
       list: ({ path, request, caller }) =>
         Effect.map(
-          withCaller(caller, nested ? Effect.zipRight(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path))) : engine.listAnswers(resource, caller, listParams(request, path))),
+          withCaller(caller, nested ? Effect.andThen(underParent(caller, path), engine.listAnswers(resource, caller, listParams(request, path))) : engine.listAnswers(resource, caller, listParams(request, path))),
           pageResponse
         ),
       search: ({ request, caller }) => respond(caller, engine.search(resource, caller, queryParams(request))),
       get: ({ path, request, caller }) =>
         Effect.flatMap(
-          withCaller(caller, nested ? Effect.zipRight(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
+          withCaller(caller, nested ? Effect.andThen(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
           (record) => readResponse(request, resource, record)
         ),
       create: ({ request, caller }) =>
@@ -137,36 +133,50 @@ export const makeResourceHandlers = (resource: AnyResource) =>
     return byName
   })
 
-/** The handlers of one declared resource, one per endpoint its declaration gives it. */
-const resourceHandlers = (api: ResourceApi, resource: AnyResource) =>
-  HttpApiBuilder.group(api, resource.name, (handlers) =>
+/** What the builder runs for one of a resource's operations: the platform's request, its path parameters, the caller from `Authentication`. */
+type ResourceRoute = HttpApiEndpoint.HandlerRaw<ResourceApi["groups"][string]["endpoints"][string], never, CurrentPrincipal>
+
+/**
+ * The handlers of one declared resource, one per endpoint its declaration gives it, against an
+ * API of its group alone (the group the served API has). An operation with a body reads it
+ * itself (`handleRaw`): the bounded reader answers 413 and the spec's 400, and the engine
+ * decodes it with its own 422s; the others leave nothing for the builder to decode.
+ */
+const resourceHandlers = (resource: AnyResource) => {
+  const group = resourceGroup(resource)
+  const api: ResourceApi = HttpApi.make("erp").add(group)
+  return HttpApiBuilder.group(api, resource.name, (handlers) =>
     Effect.map(makeResourceHandlers(resource), (byName) => {
-      const names = Object.keys(api.groups[resource.name].endpoints)
-      const built = names.reduce(
-        (chain, name) => chain.handleRaw(name, ({ request, path }) => Effect.flatMap(CurrentPrincipal, (caller) => byName[name]({ request: apiRequestOf(request), path, caller }))),
-        handlers as unknown as RawHandlers
-      )
-      return built as unknown as HttpApiBuilder.Handlers<never, never, never, never>
+      const withoutBody: { [name: string]: ResourceRoute } = {}
+      for (const [name, endpoint] of Object.entries(group.endpoints)) {
+        const route: ResourceRoute = ({ request, params }) =>
+          Effect.flatMap(Effect.service(CurrentPrincipal), (caller) => byName[name]({ request: apiRequestOf(request), path: params, caller }))
+        // The builder's handlers are one mutable collection: each registration is kept.
+        if (endpoint.payload.size > 0) handlers.handleRaw(name, route)
+        else withoutBody[name] = route
+      }
+      return handlers.handleAll(withoutBody)
     })
   )
+}
 
 export const VERSION = "0.1.0"
 
-const healthHandlers = (api: typeof Api) => HttpApiBuilder.group(api, "health", (handlers) =>
+const healthHandlers = (api: ErpApi) => HttpApiBuilder.group(api, "health", (handlers) =>
   handlers.handle("health", () =>
     storeAnswers.pipe(
       Effect.as({ status: "ok" as const, version: VERSION }),
-      Effect.catchAll((error) => Effect.zipRight(noteServerFailure(error), Effect.fail(new InternalServerError(errorBody(500, "The store is not reachable", "STORE_UNAVAILABLE")))))
+      Effect.catch((error) => Effect.andThen(noteServerFailure(error), Effect.fail(new InternalServerError(errorBody(500, "The store is not reachable", "STORE_UNAVAILABLE")))))
     ))
 )
 
-const versionsHandlers = (api: typeof Api) => HttpApiBuilder.group(api, "versions", (handlers) =>
+const versionsHandlers = (api: ErpApi) => HttpApiBuilder.group(api, "versions", (handlers) =>
   handlers.handle("versions", () => Effect.succeed(versionsBody()))
 )
 
 /** Handlers for every group of an API made by `makeApi(registry)`. */
-export const makeHandlers = (api: typeof Api, registry: ReadonlyArray<AnyResource>) =>
-  Layer.mergeAll(healthHandlers(api), versionsHandlers(api), ...publicResources(registry).map((resource) => resourceHandlers(api as unknown as ResourceApi, resource)))
+export const makeHandlers = (api: ErpApi, registry: ReadonlyArray<AnyResource>) =>
+  Layer.mergeAll(healthHandlers(api), versionsHandlers(api), ...publicResources(registry).map(resourceHandlers))
 
 /** Handlers for every group of the API, derived from the registry. */
 export const layerHandlers = makeHandlers(Api, allResources)

@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "effect/http"
 
 /**
  * Every HTML page the host serves is built with one tag, `html`: a value put into a template is

@@ -1,9 +1,9 @@
-import { HttpServerResponse } from "@effect/platform"
 import { canonicalJson, IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotencyKeys, type Principal, type StoredResponse } from "@erp/core"
 import { Cause, Effect, Exit, Option } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
 import type { ApiRequest } from "./api-request.js"
-import { type ApiError, apiError } from "./errors.js"
+import { type ApiError, apiError, errorResponse } from "./errors.js"
 
 /** Printable ASCII without spaces: what clients put in keys (UUIDs, ULIDs, their own ids). */
 const KEY = new RegExp(`^[\\x21-\\x7E]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`)
@@ -23,7 +23,7 @@ export const requestFingerprint = (method: string, url: string, body: unknown): 
 const keptOf = (response: HttpServerResponse.HttpServerResponse): StoredResponse | undefined => {
   if (response.status >= 500 || response.status === 429) return undefined
   const body = response.body
-  const text = body._tag === "Uint8Array" ? Buffer.from(body.body).toString("utf8") : body._tag === "Empty" ? null : undefined
+  const text = body._tag === "Uint8Array" ? body.text ?? Buffer.from(body.body).toString("utf8") : body._tag === "Empty" ? null : undefined
   if (text === undefined) return undefined
   const headers: Record<string, string> = {}
   for (const name of KEPT_HEADERS) {
@@ -32,9 +32,6 @@ const keptOf = (response: HttpServerResponse.HttpServerResponse): StoredResponse
   }
   return { status: response.status, headers, body: text }
 }
-
-/** A refusal of the handler as the answer it becomes (the spec's error body). */
-const errorResponse = (error: ApiError) => HttpServerResponse.unsafeJson({ ...error }, { status: error.status_code })
 
 const replay = (stored: StoredResponse) => {
   const headers = { ...stored.headers, "idempotent-replayed": "true" }
@@ -52,7 +49,7 @@ const replay = (stored: StoredResponse) => {
  * Without the header the request simply runs.
  */
 export const idempotent = <R>(
-  keys: IdempotencyKeys["Type"],
+  keys: IdempotencyKeys["Service"],
   caller: Pick<Principal, "tenantId">,
   request: Pick<ApiRequest, "method" | "url" | "headers">,
   body: unknown,
@@ -63,7 +60,7 @@ export const idempotent = <R>(
 }
 
 const runOnce = <R>(
-  keys: IdempotencyKeys["Type"],
+  keys: IdempotencyKeys["Service"],
   tenantId: string,
   request: Pick<ApiRequest, "method" | "url" | "headers">,
   body: unknown,
@@ -94,8 +91,9 @@ const runOnce = <R>(
         Exit.match(exit, {
           onSuccess: keep,
           onFailure: (cause) => {
-            const failure = Option.getOrUndefined(Cause.failureOption(cause))
-            return failure && !Cause.isInterrupted(cause) ? keep(errorResponse(failure)) : keys.release(tenantId, key, fingerprint)
+            const failure = Option.getOrUndefined(Cause.findErrorOption(cause))
+            // A refusal of the handler is kept as the answer it becomes (the spec's error body).
+            return failure && !Cause.hasInterrupts(cause) ? keep(errorResponse(failure)) : keys.release(tenantId, key, fingerprint)
           }
         })
       )

@@ -1,11 +1,10 @@
-import { HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { OAuthConfig } from "@erp/core"
-import { Context, Effect, FiberRef, FiberRefs, HashMap, Option } from "effect"
-import { bearerChallenge, publicUrl } from "./public-url.js"
+import { Context, Effect, type Fiber, Option, References } from "effect"
+import { HttpEffect, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
 import { errorBody } from "./errors.js"
+import { bearerChallenge, publicUrl } from "./public-url.js"
 import { CurrentTrace, logServerError, logUnexplained, RETRY_AFTER_SECONDS, type RequestTrace } from "./server-errors.js"
-
 import { CURRENT_VERSION, SUPPORTED_VERSIONS } from "./versions.js"
 
 export { CURRENT_VERSION, SUPPORTED_VERSIONS }
@@ -29,7 +28,7 @@ const finalize = (requestId: string, path: string, issuer: () => string, trace?:
   if (out.status >= 400 && out.body._tag === "Empty") {
     const message = out.status === 404 ? `No route for ${path}` : DEFAULT_MESSAGES[out.status] ?? "Request failed"
     const code = out.status === 404 ? "ROUTE_NOT_FOUND" : out.status >= 500 ? "INTERNAL_ERROR" : undefined
-    out = HttpServerResponse.unsafeJson(errorBody(out.status, message, code), { status: out.status, headers: out.headers })
+    out = HttpServerResponse.jsonUnsafe(errorBody(out.status, message, code), { status: out.status, headers: out.headers })
   }
   // RFC 9728: the challenge points clients (MCP ones above all) at the resource metadata.
   if ((out.status === 429 || out.status === 503) && !out.headers["retry-after"]) {
@@ -46,7 +45,7 @@ const finalize = (requestId: string, path: string, issuer: () => string, trace?:
  * The request as it arrived at the fetch handler, when a base path was taken off its
  * URL before routing (`routed: false`: it was not under the base path, so no route is).
  */
-export class ArrivedAs extends Context.Tag("erp/http/ArrivedAs")<ArrivedAs, { readonly path: string; readonly routed: boolean }>() {}
+export class ArrivedAs extends Context.Service<ArrivedAs, { readonly path: string; readonly routed: boolean }>()("erp/http/ArrivedAs") {}
 
 /** A request's start as the host sees it: its id, its trace, and the last touch of its answer. */
 export interface RequestStart {
@@ -73,7 +72,7 @@ export const startRequest = (
   const version = request.headers["api-version"]
   if (version !== undefined && !(SUPPORTED_VERSIONS as ReadonlyArray<string>).includes(version)) {
     const message = `Invalid api-version "${version}". Accepted versions: ${SUPPORTED_VERSIONS.join(", ")}. Current version: ${CURRENT_VERSION}.`
-    return { trace, finish, refused: finish(HttpServerResponse.unsafeJson(errorBody(400, message, "INVALID_API_VERSION"), { status: 400 })) }
+    return { trace, finish, refused: finish(HttpServerResponse.jsonUnsafe(errorBody(400, message, "INVALID_API_VERSION"), { status: 400 })) }
   }
   return { trace, finish }
 }
@@ -94,34 +93,32 @@ const finishPlatformAnswer = (start: RequestStart, response: HttpServerResponse.
 /**
  * Around every request: request id, `api-version` check, and `finalize` on the way out.
  * The platform runs each request in a fiber of its own, so the request's trace and log
- * annotation are set on that fiber rather than scoped around the app (a scoped change of a
- * fiber ref is a dozen operations of the runtime, on every request).
+ * annotation are set on that fiber rather than provided around the app (the platform
+ * restores the fiber's context once the answer is sent).
  */
-export const withHostConcerns = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.withFiberRuntime((fiber) => {
-    const context = fiber.currentContext
-    const request = Context.unsafeGet(context, HttpServerRequest.HttpServerRequest)
+export const withHostConcerns = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.withFiber((fiber) => {
+    const context = fiber.context
+    const request = Context.getUnsafe(context, HttpServerRequest.HttpServerRequest)
     const config = Context.getOption(context, OAuthConfig)
     const issuer = () => Option.isSome(config) ? publicUrl(config.value, request) : `http://${request.headers.host ?? "localhost"}`
     const arrived = Context.getOption(context, ArrivedAs)
     const start = startRequest(request, Option.isSome(arrived) ? arrived.value.path : request.url.split("?")[0], issuer)
     if (start.refused) return Effect.succeed(start.refused)
     if (Option.isSome(arrived) && !arrived.value.routed) return Effect.succeed(start.finish(HttpServerResponse.empty({ status: 404 })))
-    return Effect.zipRight(
-      traceRequest(start.trace),
-      Effect.zipRight(HttpApp.appendPreResponseHandler((_request, response) => finishPlatformAnswer(start, response)), app)
-    ).pipe(Effect.onExit((exit) => logUnexplained(start.trace, exit)))
+    traceRequest(fiber, start.trace)
+    HttpEffect.appendPreResponseHandlerUnsafe(fiber.context, (_request, response) => finishPlatformAnswer(start, response))
+    return Effect.onExit(app, (exit) => logUnexplained(start.trace, exit))
   })
 
-/**
- * The request's trace and its id in the log annotations, set on the fiber that answers it: both
- * in one step of the runtime, where two `FiberRef.set` were five.
- */
-export const traceRequest = (trace: RequestTrace): Effect.Effect<void> =>
-  Effect.updateFiberRefs((fiberId, refs) =>
-    FiberRefs.updateAs(FiberRefs.updateAs(refs, { fiberId, fiberRef: CurrentTrace, value: trace }), {
-      fiberId,
-      fiberRef: FiberRef.currentLogAnnotations,
-      value: HashMap.set(FiberRefs.getOrDefault(refs, FiberRef.currentLogAnnotations), "request_id", trace.requestId)
-    })
+/** The request's trace and its id in the log annotations, set on the fiber that answers it (one change of its context). */
+export const traceRequest = (fiber: Fiber.Fiber<unknown, unknown>, trace: RequestTrace): void =>
+  fiber.setContext(
+    Context.add(
+      Context.add(fiber.context, CurrentTrace, trace),
+      References.CurrentLogAnnotations,
+      { ...fiber.getRef(References.CurrentLogAnnotations), request_id: trace.requestId }
+    )
   )

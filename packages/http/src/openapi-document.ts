@@ -86,6 +86,28 @@ const dropPlaceholderIds = (value: unknown): void => {
   Object.values(object).forEach(dropPlaceholderIds)
 }
 
+/**
+ * The generator writes a union as `anyOf` even when it has one member, and repeats a member
+ * two schemas of the union both encode to (`null`): one schema, each member once.
+ */
+const simplifyCompositions = (value: unknown): void => {
+  if (Array.isArray(value)) return value.forEach(simplifyCompositions)
+  if (value === null || typeof value !== "object") return
+  const object = value as Json
+  Object.values(object).forEach(simplifyCompositions)
+  const members = object.anyOf
+  if (!Array.isArray(members)) return
+  const seen = new Set<string>()
+  const distinct = members.filter((member) => {
+    const key = JSON.stringify(member)
+    return seen.has(key) ? false : (seen.add(key), true)
+  })
+  if (distinct.length === 1 && typeof distinct[0] === "object" && distinct[0] !== null && !Object.keys(distinct[0] as Json).some((key) => key in object && key !== "anyOf")) {
+    delete object.anyOf
+    Object.assign(object, distinct[0])
+  } else object.anyOf = distinct
+}
+
 /** `products.get` → the resource and the endpoint name. */
 const operationOf = (operationId: string, byName: ReadonlyMap<string, AnyResource>) => {
   const dot = operationId.lastIndexOf(".")
@@ -104,7 +126,7 @@ const withExample = (media: Json | undefined, example: unknown) => {
  * bodies per status, an empty page for lists).
  */
 export const completeDocument = (registry: ReadonlyArray<AnyResource>) => (input: Record<string, unknown>): Record<string, unknown> => {
-  const spec = structuredClone(input) as unknown as Json & { paths: Record<string, Record<string, Json>>; components: Json }
+  const spec = structuredClone(input) as Json & { paths: Record<string, Record<string, Json>>; components: Json }
   const byName = new Map(publicResources(registry).map((resource) => [resource.name, resource]))
   const info = spec.info as Json
   spec.info = {
@@ -146,13 +168,21 @@ export const completeDocument = (registry: ReadonlyArray<AnyResource>) => (input
       if (resource?.write && endpoint === "update") withExample(body, updateExample(resource))
       const action = resource?.actions?.find((candidate) => endpoint === `action_${candidate.name}`)
       if (action?.example) withExample(body, action.example)
+      // A file body is documented as bytes, which keep no description of their own: the declaration's.
+      const file = action?.raw ? ((operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.[action.raw.contentType] : undefined
+      const fileSchema = file?.schema as Json | undefined
+      if (action?.raw && fileSchema && fileSchema.description === undefined) fileSchema.description = action.raw.description
       for (const parameter of (operation.parameters ?? []) as Array<Json>) {
         const name = String(parameter.name)
+        // A path parameter says what it is beside its schema too, where documentation tools look first.
+        const described = (parameter.schema as Json | undefined)?.description
+        if (parameter.in === "path" && parameter.description === undefined && typeof described === "string") parameter.description = described
         if (parameter.in !== "path" || parameter.example !== undefined || !(name === "id" || name.endsWith("Id"))) continue
         parameter.example = name === "id" && resource?.idType === "integer" ? "1" : EXAMPLE_UUID
       }
     }
   }
   dropPlaceholderIds(spec)
+  simplifyCompositions(spec)
   return spec
 }

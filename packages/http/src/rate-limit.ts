@@ -1,6 +1,6 @@
-import { HttpApp, type HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { errorBody, type RateLimit, type RateLimitDecision, RateLimiter } from "@erp/core"
 import { Effect, Option } from "effect"
+import { HttpEffect, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { addressLimitKey, forwardedClient, normalizeAddress } from "./client-address.js"
 
 /**
@@ -26,7 +26,7 @@ export const tooManyRequests = (decision: RateLimitDecision, message = "Too many
   const seconds = decision.resetSeconds
   const lead = message.trim().replace(/(?<![.!?])$/, ".")
   const retry = `Retry in ${seconds} second${seconds === 1 ? "" : "s"}.`
-  return HttpServerResponse.unsafeJson(errorBody(429, `${lead} ${retry}`, "RATE_LIMITED"), {
+  return HttpServerResponse.jsonUnsafe(errorBody(429, `${lead} ${retry}`, "RATE_LIMITED"), {
     status: 429,
     headers: { ...rateLimitHeaders(decision), "retry-after": String(seconds) }
   })
@@ -44,13 +44,13 @@ export const withRateLimit = <E, R>(
   key: string,
   rule: RateLimit,
   response: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | RateLimiter> =>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | RateLimiter | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const limiter = yield* RateLimiter
     const decision = yield* limiter.hit(key, rule)
     if (!decision.allowed) return tooManyRequests(decision)
     const headers = rateLimitHeaders(decision)
-    yield* HttpApp.appendPreResponseHandler((_request, out) => Effect.succeed(HttpServerResponse.setHeaders(out, headers)))
+    yield* HttpEffect.appendPreResponseHandler((_request, out) => Effect.succeed(HttpServerResponse.setHeaders(out, headers)))
     return HttpServerResponse.setHeaders(yield* response, headers)
   })
 

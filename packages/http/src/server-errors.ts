@@ -1,6 +1,6 @@
-import { HttpApiBuilder, type HttpApp, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { errorBody, type StoreFailure, storeFailureOf } from "@erp/core"
-import { Cause, Context, Effect, Exit, FiberRef, Option } from "effect"
+import { Cause, Context, Effect, Exit } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 
 /** What one request did that a log line of its failure should say; filled as the request goes. */
 export interface RequestTrace {
@@ -18,7 +18,7 @@ export interface RequestTrace {
 }
 
 /** The request's trace, seen by every fiber of the request (the authentication notes the tenant in it). */
-export const CurrentTrace = FiberRef.unsafeMake<RequestTrace | undefined>(undefined)
+export const CurrentTrace = Context.Reference<RequestTrace | undefined>("erp/http/CurrentTrace", { defaultValue: () => undefined })
 
 const RETRY_PAUSE = "100 millis"
 
@@ -80,7 +80,7 @@ export const answerFailure = (cause: Cause.Cause<unknown>, trace: RequestTrace):
   const answer = ANSWERS[storeFailure ?? "Defect"]
   trace.failure = storeFailure ? { ...describeDefect(cause), tag: storeFailure } : describeDefect(cause)
   const body = { ...errorBody(answer.status, `${answer.message} (request id ${trace.requestId})`, answer.code), request_id: trace.requestId }
-  return HttpServerResponse.unsafeJson(body, {
+  return HttpServerResponse.jsonUnsafe(body, {
     status: answer.status,
     headers: answer.status === 503 ? { "retry-after": String(RETRY_AFTER_SECONDS) } : {}
   })
@@ -95,9 +95,9 @@ const isConnectionLost = (cause: Cause.Cause<unknown>) => storeFailureOf(cause) 
 export const answerDefects = <A, E, R>(answer: Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R>, isRead: boolean, trace: RequestTrace) => {
   const attempt = (retried: boolean): Effect.Effect<A | HttpServerResponse.HttpServerResponse, E, R> =>
     answer.pipe(
-      Effect.catchAllCause((cause) =>
+      Effect.catchCause((cause) =>
         // Failures are the handlers' typed answers (the API encodes them); only defects are ours.
-        Cause.isInterruptedOnly(cause) || Option.isSome(Cause.failureOption(cause))
+        Cause.hasInterruptsOnly(cause) || Cause.hasFails(cause)
           ? Effect.failCause(cause)
           : isRead && !retried && isConnectionLost(cause)
           ? afterPause(attempt(true))
@@ -108,25 +108,28 @@ export const answerDefects = <A, E, R>(answer: Effect.Effect<A | HttpServerRespo
 }
 
 // A short pause first: the pool drops the dead connection once its socket's close is seen.
-const afterPause = <A, E, R>(retry: Effect.Effect<A, E, R>) => Effect.zipRight(Effect.sleep(RETRY_PAUSE), retry)
+const afterPause = <A, E, R>(retry: Effect.Effect<A, E, R>) => Effect.andThen(Effect.sleep(RETRY_PAUSE), retry)
 
 /**
- * Around the API's router (inside the platform's own error handling, which would answer an
+ * Around the router (inside the platform's own error handling, which would answer an
  * empty 500 and move on): `answerDefects`.
  */
-export const handleServerFailures = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.withFiberRuntime((fiber) => {
-    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
-    const trace = fiber.getFiberRef(CurrentTrace) ?? { requestId: "unknown", method: request.method, path: request.url.split("?")[0] }
+export const handleServerFailures = <E, R>(
+  app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
+  Effect.withFiber((fiber) => {
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
+    const trace = fiber.getRef(CurrentTrace) ?? { requestId: "unknown", method: request.method, path: request.url.split("?")[0] }
     return answerDefects(app, request.method === "GET" || request.method === "HEAD", trace)
   })
 
 /** Notes in the request's trace why a route answers a 5xx itself, for the log line (a store that does not answer /health). */
 export const noteServerFailure = (error: unknown): Effect.Effect<void> =>
-  Effect.flatMap(FiberRef.get(CurrentTrace), (trace) =>
-    Effect.sync(() => {
-      if (trace) trace.failure = describeDefect(Cause.fail(error))
-    }))
+  Effect.withFiber((fiber) => {
+    const trace = fiber.getRef(CurrentTrace)
+    if (trace) trace.failure = describeDefect(Cause.fail(error))
+    return Effect.void
+  })
 
 /**
  * The line of a 5xx that waited for the request's end: the platform answers 500 by itself
@@ -135,12 +138,12 @@ export const noteServerFailure = (error: unknown): Effect.Effect<void> =>
  */
 export const logUnexplained = (trace: RequestTrace, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
   if (trace.unexplainedStatus === undefined || trace.logged) return Effect.void
-  if (trace.failure === undefined && Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) trace.failure = describeDefect(exit.cause)
+  if (trace.failure === undefined && Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) trace.failure = describeDefect(exit.cause)
   return logServerError(trace, trace.unexplainedStatus)
 }
 
-/** `handleServerFailures` as the API's middleware layer. */
-export const layerServerFailures = HttpApiBuilder.middleware(handleServerFailures)
+/** `handleServerFailures` around every route of the router (the API's, the pages', MCP's, and no route at all). */
+export const layerServerFailures = HttpRouter.middleware(handleServerFailures, { global: true })
 
 /** The line's failure when nothing recorded one: a 5xx is never logged without saying why. */
 const UNEXPLAINED = { message: "the route answered this status without a recorded failure", cause: "none recorded" }

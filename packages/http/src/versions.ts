@@ -1,5 +1,6 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { BadRequest, SERVER_ERRORS } from "./errors.js"
 
 export const SUPPORTED_VERSIONS = ["v1"] as const
 export const CURRENT_VERSION = "v1"
@@ -33,22 +34,22 @@ export const CHANGELOG: ReadonlyArray<ChangelogEntry> = [
 ]
 
 export const VersionInfo = Schema.Struct({
-  version: Schema.Literal(...SUPPORTED_VERSIONS),
+  version: Schema.Literals(SUPPORTED_VERSIONS),
   current: Schema.Boolean,
-  default: Schema.Boolean.annotations({ description: "Used when a request sends no `api-version` header" })
-}).annotations({ identifier: "ApiVersion" })
+  default: Schema.Boolean.annotate({ description: "Used when a request sends no `api-version` header" })
+}).annotate({ identifier: "ApiVersion" })
 
 export const Versions = Schema.Struct({
   current: Schema.Literal(CURRENT_VERSION),
   versions: Schema.Array(VersionInfo),
   changelog: Schema.Array(
     Schema.Struct({
-      date: Schema.String.annotations({ description: "Year and month of the change", examples: ["2026-08"] }),
-      version: Schema.Literal(...SUPPORTED_VERSIONS),
+      date: Schema.String.annotate({ description: "Year and month of the change", examples: ["2026-08"] }),
+      version: Schema.Literals(SUPPORTED_VERSIONS),
       change: Schema.String
-    }).annotations({ identifier: "ChangelogEntry" })
+    }).annotate({ identifier: "ChangelogEntry" })
   )
-}).annotations({ identifier: "Versions" })
+}).annotate({ identifier: "Versions" })
 
 export const versionsBody = (): typeof Versions.Type => ({
   current: CURRENT_VERSION,
@@ -58,8 +59,7 @@ export const versionsBody = (): typeof Versions.Type => ({
 
 export class VersionsGroup extends HttpApiGroup.make("versions")
   .add(
-    HttpApiEndpoint.get("versions", "/versions")
-      .addSuccess(Versions)
+    HttpApiEndpoint.get("versions", "/versions", { success: Versions, error: [BadRequest, ...SERVER_ERRORS] })
       .annotate(OpenApi.Summary, "API versions and changelog")
       .annotate(
         OpenApi.Description,

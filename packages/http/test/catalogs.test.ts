@@ -1,12 +1,12 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 import { parsePermissionSpecs, readSnapshot } from "@erp/core"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 
-const grants = (...specs: Array<string>) => Either.getOrThrow(parsePermissionSpecs(specs))
+const grants = (...specs: Array<string>) => Result.getOrThrow(parsePermissionSpecs(specs))
 
 // Catalog ids are derived from codes (UUID v5) or taken from IBGE/ISO/FIPS: the same in every store.
 const BANK = {

@@ -5,7 +5,7 @@ import { storeKinds, testStore } from "../../../test/support/stores.js"
 
 /** Only these variables, and the tests' secret key (which PostgreSQL requires): nothing comes from the environment. */
 const providerOf = (variables: Record<string, string>) =>
-  ConfigProvider.fromMap(new Map(Object.entries({ ERP_SECRET_KEY: process.env.ERP_SECRET_KEY!, ...variables })))
+  ConfigProvider.fromEnvRecord({ ERP_SECRET_KEY: process.env.ERP_SECRET_KEY!, ...variables })
 
 const metadataOf = async (erp: Awaited<ReturnType<typeof createFetchHandler>>) =>
   (await erp.handler(new Request("http://local/.well-known/oauth-authorization-server"))).json() as Promise<Record<string, unknown>>

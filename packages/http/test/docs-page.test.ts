@@ -1,4 +1,4 @@
-import { OpenApi } from "@effect/platform"
+import { OpenApi } from "effect/http-api"
 import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BROWSER_TESTS_RUN, launchBrowser, skipWithoutBrowser } from "../../../test/support/browser.js"

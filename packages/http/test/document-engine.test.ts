@@ -1,5 +1,5 @@
-import { OpenApi } from "@effect/platform"
-import * as SqlClient from "@effect/sql/SqlClient"
+import { OpenApi } from "effect/http-api"
+import { SqlClient } from "effect/sql"
 import { allResources } from "@erp/core"
 import { makeApi } from "@erp/http"
 import { Effect } from "effect"

@@ -1,10 +1,10 @@
 import { asOperator, parsePermissionSpecs, ResourceEngine, resources, Tenancy } from "@erp/core"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 
-const grants = (...specs: Array<string>) => Either.getOrThrow(parsePermissionSpecs(specs))
+const grants = (...specs: Array<string>) => Result.getOrThrow(parsePermissionSpecs(specs))
 
 interface Event {
   readonly id: string

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 import { products, ResourceRepository } from "@erp/core"
 import { Effect, Option } from "effect"
 import { randomUUID } from "node:crypto"

@@ -1,4 +1,4 @@
-import { OpenApi } from "@effect/platform"
+import { OpenApi } from "effect/http-api"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"

@@ -1,5 +1,5 @@
 import { allResources, type AnyResource, asOperator, OAuth, type Principal, ResourceEngine, Tenancy, type Tenant } from "@erp/core"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exampleBody } from "../../../test/support/examples.js"
@@ -70,7 +70,7 @@ describe.each(storeKinds)("every page with hostile strings on %s", (kind) => {
       const tenancy = yield* Tenancy
       const oauth = yield* OAuth
       const made = yield* tenancy.createUser({ email: `"><svg/onload=alert(1)>'${randomUUID().slice(0, 8)}@example.com`, name: HOSTILE }).pipe(
-        Effect.orElse(() => tenancy.createUser({ email: `user-${randomUUID()}@example.com`, name: HOSTILE }))
+        Effect.catch(() => tenancy.createUser({ email: `user-${randomUUID()}@example.com`, name: HOSTILE }))
       )
       for (const membership of memberships) {
         yield* tenancy.addMember({ tenantId: membership.tenantId, userId: made.id, role: membership.role, permissions: membership.role === "member" ? [{ resource_code: "*", can_read: true, can_create: false, can_update: false, can_delete: false }] : [] })
@@ -83,7 +83,7 @@ describe.each(storeKinds)("every page with hostile strings on %s", (kind) => {
   const reference = (principal: Principal) => (target: AnyResource, body: Record<string, unknown>) =>
     run(Effect.gen(function* () {
       const engine = yield* ResourceEngine
-      const made = yield* engine.create(target, principal, body).pipe(Effect.orElse(() => Effect.map(engine.list(target, principal, [["limit", "1"]]), (page) => page.data[0] as Row)))
+      const made = yield* engine.create(target, principal, body).pipe(Effect.catch(() => Effect.map(engine.list(target, principal, [["limit", "1"]]), (page) => page.data[0] as Row)))
       return { id: String(made.id) }
     }).pipe(Effect.orDie))
 
@@ -123,9 +123,9 @@ describe.each(storeKinds)("every page with hostile strings on %s", (kind) => {
         : []
     const allLeaves = leaves(example, "")
     for (let attempt = 0; attempt < 3 * PAYLOADS.length; attempt++) {
-      const made = await run(Effect.flatMap(ResourceEngine, (engine) => engine.create(resource, principal, build(example, ""))).pipe(Effect.either))
-      if (Either.isRight(made)) return made.right
-      const refused = Object.keys(("fields" in made.left ? made.left.fields : undefined) ?? {}).map((path) => path.replace(/\[(\d+)\]/g, ".$1"))
+      const made = await run(Effect.flatMap(ResourceEngine, (engine) => engine.create(resource, principal, build(example, ""))).pipe(Effect.result))
+      if (Result.isSuccess(made)) return made.success
+      const refused = Object.keys(("fields" in made.failure ? made.failure.fields : undefined) ?? {}).map((path) => path.replace(/\[(\d+)\]/g, ".$1"))
       if (refused.length === 0) refused.push("")
       for (const path of refused) {
         const under = allLeaves.filter((leaf) => leaf === path || leaf.startsWith(`${path}.`) || path === "")

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 import { PASSWORD_COST } from "@erp/core"
 import { Effect } from "effect"
 import { randomBytes, scryptSync } from "node:crypto"

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 import { allResources, type AnyField, CHUNK_TEXT, type AnyResource, type ChildCollection, CursorSecret, type Fields, listShape, operatorPrincipal, parseListQuery, publicResources, recordJson, ResourceEngine, ResourceRepository, resources, type Row } from "@erp/core"
 import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -23,7 +23,7 @@ const rawColumns = (fields: Fields) =>
     .map(([name, field]) => (field.column!.sql ? `(${field.column!.sql}) AS "${name}"` : `r.${name}`))
     .join(", ")
 
-const decodeWith = (schema: Schema.Schema<any, any>, value: unknown) => Schema.decodeUnknownSync(schema)(value)
+const decodeWith = (schema: Schema.Codec<unknown, unknown>, value: unknown) => Schema.decodeUnknownSync(schema)(value)
 
 /** What the record schema made of a driver row, column by column (embeds and children are checked on their own). */
 const decodedColumns = (fields: Fields, raw: Row): Row =>
@@ -167,7 +167,7 @@ describe.each(storeKinds)("records built by the store on %s", (kind) => {
     expect(expected).toHaveLength(300)
     const range = await host.run(Effect.gen(function* () {
       const repo = yield* ResourceRepository
-      const listed = yield* parseListQuery(listShape(products), [], (yield* CursorSecret).key)
+      const listed = yield* Effect.fromResult(parseListQuery(listShape(products), [], (yield* CursorSecret).key))
       const end = yield* repo.rangeEnd(products, tenant.id, listed, null, 300)
       // As if the range held 100 records when its end was found, and 200 were written into it since.
       return yield* repo.pageLines(products, tenant.id, listed, { direction: "next", key: null, take: 100, until: end! })

@@ -2,13 +2,13 @@ import { type AnyResource, parsePermissionSpecs, publicResources, resources as r
 
 /** What REST serves (panel-only resources have no route). */
 const resources = publicResources(registry)
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { exampleBody } from "../../../test/support/examples.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 
-const grants = (...specs: Array<string>) => Either.getOrThrow(parsePermissionSpecs(specs))
+const grants = (...specs: Array<string>) => Result.getOrThrow(parsePermissionSpecs(specs))
 const MISSING = "00000000-0000-4000-8000-000000000000"
 
 /** The same promises for every declared resource, driven by the registry. */

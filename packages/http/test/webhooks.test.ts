@@ -1,9 +1,9 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 import {
   allScopes, asOperator, layerWebhookDispatcher, OAuth, parsePermissionSpecs, pruneEvents, type Principal, resourceCodes, ResourceEngine, type Role, Tenancy,
   webhookDeliveries, webhookEndpoints, type DispatcherOptions
 } from "@erp/core"
-import { Effect, Either, Fiber, Layer } from "effect"
+import { Effect, Fiber, Layer, Result } from "effect"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -21,7 +21,7 @@ const userAccessToken = (host: TestHost, tenantId: string, role: Role, permissio
     const tenancy = yield* Tenancy
     const oauth = yield* OAuth
     const user = yield* tenancy.createUser({ email: `${role}-${randomBytes(6).toString("hex")}@example.com`, name: role })
-    yield* tenancy.addMember({ tenantId, userId: user.id, role, permissions: Either.getOrThrow(parsePermissionSpecs(permissions)) })
+    yield* tenancy.addMember({ tenantId, userId: user.id, role, permissions: Result.getOrThrow(parsePermissionSpecs(permissions)) })
     const { client } = yield* oauth.createClient({ name: "webhook tests", redirectUris: [TEST_REDIRECT_URI], kind: "confidential", registration: "operator" })
     const pkce = makePkce()
     const code = yield* oauth.issueCode({ client, userId: user.id, tenantId, redirectUri: TEST_REDIRECT_URI, redirectUriGiven: true, scopes, codeChallenge: pkce.challenge, resource: undefined })
@@ -55,7 +55,7 @@ const startSilentReceiver = async () => {
 const expectUnsafeUrlsRefused = async (host: TestHost) => {
   const tenant = await host.createTenant("BR")
   const admin = asOperator(await host.run(Effect.flatMap(Tenancy, (tenancy) => tenancy.getTenant(tenant.id))), "test")
-  const engine = <A>(f: (engine: ResourceEngine["Type"]) => Effect.Effect<A, unknown>) => host.run(Effect.flatMap(ResourceEngine, f) as Effect.Effect<A, never>)
+  const engine = <A>(f: (engine: ResourceEngine["Service"]) => Effect.Effect<A, unknown>) => host.run(Effect.flatMap(ResourceEngine, f) as Effect.Effect<A, never>)
   for (const url of [
     "https://10.0.0.1/hooks", "https://127.0.0.1/x", "https://169.254.169.254/latest", "https://[::1]/x", "https://localhost/x", "http://hooks.example.com/x",
     "https://LOCALHOST./x", "https://[2002:7f00:1::]/x", "https://[64:ff9b::a9fe:a9fe]/x", "https://[::ffff:10.0.0.1]/x", "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x"
@@ -94,9 +94,9 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   let tenant: TestTenant
   let admin: Principal
   let receiver: Receiver
-  const dispatchers: Array<Fiber.RuntimeFiber<never, unknown>> = []
+  const dispatchers: Array<Fiber.Fiber<never, unknown>> = []
 
-  const engine = <A>(f: (engine: ResourceEngine["Type"]) => Effect.Effect<A, unknown>) => host.run(Effect.flatMap(ResourceEngine, f) as Effect.Effect<A, never>)
+  const engine = <A>(f: (engine: ResourceEngine["Service"]) => Effect.Effect<A, unknown>) => host.run(Effect.flatMap(ResourceEngine, f) as Effect.Effect<A, never>)
   const createEndpoint = (body: Record<string, unknown>) => engine((e) => e.create(webhookEndpoints, admin, body)) as Promise<Record<string, any>>
   const startDispatcher = (options: DispatcherOptions = {}) => {
     dispatchers.push(host.runtime.runFork(Layer.launch(layerWebhookDispatcher({ allowPrivate: true, pollMs: 50, retryDelaysMs: [300, 300, 300], ...options }))))
@@ -144,7 +144,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   })
 
   it("lets an API key with webhook-endpoints permissions subscribe, read deliveries, act and unsubscribe; others get a 403 naming the permission", async () => {
-    const key = async (...specs: Array<string>) => (await host.createKey(tenant.id, Either.getOrThrow(parsePermissionSpecs(specs)))).token
+    const key = async (...specs: Array<string>) => (await host.createKey(tenant.id, Result.getOrThrow(parsePermissionSpecs(specs)))).token
     // What an integration platform holds: the webhook-endpoints permission alone.
     const platform = await key("webhook-endpoints:*")
     const as = (token: string) => (method: string, path: string, body?: unknown) => host.request(method, path, { token, ...(body !== undefined ? { body } : {}) })
@@ -203,7 +203,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
 
     // Another tenant's endpoint stays a 404, whatever the permission.
     const stranger = await host.createTenant("BR")
-    const strangerKey = (await host.createKey(stranger.id, Either.getOrThrow(parsePermissionSpecs(["webhook-endpoints:*"])))).token
+    const strangerKey = (await host.createKey(stranger.id, Result.getOrThrow(parsePermissionSpecs(["webhook-endpoints:*"])))).token
     for (const [method, route] of [["GET", `/webhook-endpoints/${endpoint}`], ["GET", path], ["GET", `${path}/${delivery.id}`], ["DELETE", `/webhook-endpoints/${endpoint}`]] as const) {
       expect((await as(strangerKey)(method, route)).status, `${method} ${route}`).toBe(404)
     }
@@ -243,7 +243,7 @@ describe.each(storeKinds)("webhooks on %s", (kind) => {
   it("names webhook-endpoints as a permission and OAuth scope that covers the deliveries, with no code of their own", async () => {
     expect(resourceCodes()).toContain("webhook-endpoints")
     expect(resourceCodes()).not.toContain("webhook-deliveries")
-    expect(Either.isLeft(parsePermissionSpecs(["webhook-deliveries:read"]))).toBe(true)
+    expect(Result.isFailure(parsePermissionSpecs(["webhook-deliveries:read"]))).toBe(true)
     expect(allScopes()).toEqual(expect.arrayContaining(["webhook-endpoints:read", "webhook-endpoints:create", "webhook-endpoints:update", "webhook-endpoints:delete"]))
     expect(allScopes().filter((scope) => scope.startsWith("webhook-deliveries"))).toEqual([])
     // A token whose scopes hold webhook-endpoints:read alone reads deliveries, and may not retry one.

@@ -1,7 +1,7 @@
 import type { Identity, McpSessions, McpToolset, OAuth, ResourceEngine, Tenancy } from "@erp/core"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
-import { type Context, Effect } from "effect"
+import { Effect } from "effect"
 import { callerOf } from "./caller.js"
 import { type McpRunner, makeMcpServer } from "./server.js"
 
@@ -38,7 +38,7 @@ export interface McpHttpInput {
 }
 
 export interface McpHttpOptions<R> {
-  readonly sessions: Context.Tag.Service<McpSessions>
+  readonly sessions: McpSessions["Service"]
   readonly run: McpRunner<R | ResourceEngine | Tenancy | OAuth>
   readonly allowedOrigins: ReadonlyArray<string> | "*"
   /** Serve only these toolsets' tools (`ERP_MCP_TOOLSETS`); every tool when absent. */

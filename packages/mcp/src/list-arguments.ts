@@ -8,14 +8,14 @@ import {
   MAX_LIMIT,
   type QueryParams
 } from "@erp/core"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 
-const Scalar = Schema.Union(Schema.String, Schema.Number, Schema.Boolean)
-const Scalars = Schema.Union(Schema.String, Schema.Number, Schema.Boolean, Schema.Array(Scalar))
+const Scalar = Schema.Union([Schema.String, Schema.Finite, Schema.Boolean])
+const Scalars = Schema.Union([Schema.String, Schema.Finite, Schema.Boolean, Schema.Array(Scalar)])
 type Scalars = typeof Scalars.Type
 
 /** One entry of `filters`: a value (`eq`), several (repeated), or operators to values (the `meta.filters` echo shape). */
-const FilterArgument = Schema.Union(...Scalars.members, Schema.Record({ key: Schema.String, value: Scalars }))
+const FilterArgument = Schema.Union([...Scalars.members, Schema.Record(Schema.String, Scalars)])
 type FilterArgument = typeof FilterArgument.Type
 
 const sortValues = (resource: AnyResource): ReadonlyArray<string> =>
@@ -44,7 +44,7 @@ export const describeFilterArgument = (resource: AnyResource, name: string, requ
 
 /** `expand`: embeds answered as full records (the resource's declared expansions; anything else is refused). */
 export const expandArgument = (resource: AnyResource) =>
-  Schema.optional(Schema.Array(Schema.String).annotations({
+  Schema.optionalKey(Schema.Array(Schema.String).annotate({
     description: `Answer these embeds as full records instead: ${resource.expansions.map((expansion) => expansion.path).join(", ") || "none"}.`
   }))
 
@@ -55,33 +55,33 @@ export const expandArgument = (resource: AnyResource) =>
  */
 export const listArguments = (resource: AnyResource) => {
   const sorts = sortValues(resource)
-  const sort = sorts.length > 0 ? Schema.Literal(...(sorts as [string, ...Array<string>])) : Schema.String
+  const sort: Schema.Codec<string> = sorts.length > 0 ? Schema.Literals(sorts) : Schema.String
   return Schema.Struct({
-    limit: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_LIMIT)).annotations({
+    limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_LIMIT })).annotate({
       title: "Page size",
       description: `Page size, 1 to ${MAX_LIMIT} (default ${DEFAULT_LIMIT}).`
     })),
-    cursor: Schema.optional(Schema.String.annotations({
+    cursor: Schema.optionalKey(Schema.String.annotate({
       description: "pagination.next_cursor (or previous_cursor) of the previous page, with the same other arguments; omit for the first page."
     })),
-    sort: Schema.optional(sort.annotations({
+    sort: Schema.optionalKey(sort.annotate({
       description: `field:asc or field:desc (default ${resource.defaultSort.field}:${resource.defaultSort.order}); ties are broken by id.`
     })),
-    search: Schema.optional(Schema.String.annotations({ description: "Full-text search: every word must match the start of a word." })),
-    with_deleted: Schema.optional(Schema.Boolean.annotations({ description: "Include soft-deleted records (default false)." })),
+    search: Schema.optionalKey(Schema.String.annotate({ description: "Full-text search: every word must match the start of a word." })),
+    with_deleted: Schema.optionalKey(Schema.Boolean.annotate({ description: "Include soft-deleted records (default false)." })),
     expand: expandArgument(resource),
-    include_payload_search: Schema.optional(Schema.Boolean.annotations({
+    include_payload_search: Schema.optionalKey(Schema.Boolean.annotate({
       description: "Let search also match inside metadata (default false)."
     })),
-    filter: Schema.optional(
-      Schema.Union(Schema.Record({ key: Schema.String, value: Schema.Unknown }), Schema.String).annotations({
+    filter: Schema.optionalKey(
+      Schema.Union([Schema.Record(Schema.String, Schema.Unknown), Schema.String]).annotate({
         description: "JSON filter form, as an object or its JSON text: " +
           `{"logic":"and"|"or","conditions":[{"f":"<field>","op":"<operator>","v":<value>}, <nested group>...]}; ` +
           "for is_null and is_not_null omit v. Combined with filters by AND."
       })
     ),
-    filters: Schema.optional(
-      Schema.Record({ key: Schema.String, value: FilterArgument }).annotations({
+    filters: Schema.optionalKey(
+      Schema.Record(Schema.String, FilterArgument).annotate({
         description: 'Conditions combined by AND, keyed like the query string: {"name": "Chair", "sale_price[gte]": "10", ' +
           '"deleted_at[is_null]": true}, or by operator: {"sale_price": {"gte": "10", "lt": "100"}}. An array repeats the condition. ' +
           `Fields and their operators:\n${describeFilterFields(resource)}`
@@ -90,7 +90,7 @@ export const listArguments = (resource: AnyResource) => {
   })
 }
 
-export type ListArguments = Schema.Schema.Type<ReturnType<typeof listArguments>>
+export type ListArguments = ReturnType<typeof listArguments>["Type"]
 
 /** Arguments a list cannot take, so the tool does not advertise them. */
 export const unsupportedListArguments = (resource: AnyResource): ReadonlyArray<string> => [
@@ -101,23 +101,23 @@ export const unsupportedListArguments = (resource: AnyResource): ReadonlyArray<s
 
 const reserved: ReadonlySet<string> = new Set(COMMON_LIST_PARAMETERS)
 
-const filterPairs = (key: string, argument: FilterArgument): Either.Either<QueryParams, InvalidRequest> => {
+const filterPairs = (key: string, argument: FilterArgument): Result.Result<QueryParams, InvalidRequest> => {
   const field = key.replace(/\[.*$/, "")
   if (reserved.has(field)) {
-    return Either.left(invalid(`filters.${key} is not a filter: pass ${field} as its own argument`, "INVALID_FILTER"))
+    return Result.fail(invalid(`filters.${key} is not a filter: pass ${field} as its own argument`, "INVALID_FILTER"))
   }
   const repeated = (name: string, values: Scalars): QueryParams =>
     (Array.isArray(values) ? values : [values]).map((value) => [name, String(value)] as const)
   if (typeof argument === "object" && !Array.isArray(argument)) {
-    if (key !== field) return Either.left(invalid(`filters.${key} takes a value, not operators`, "INVALID_FILTER"))
-    return Either.right(Object.entries(argument).flatMap(([op, values]) => repeated(`${field}[${op}]`, values)))
+    if (key !== field) return Result.fail(invalid(`filters.${key} takes a value, not operators`, "INVALID_FILTER"))
+    return Result.succeed(Object.entries(argument).flatMap(([op, values]) => repeated(`${field}[${op}]`, values)))
   }
-  return Either.right(repeated(key, argument as Scalars))
+  return Result.succeed(repeated(key, argument as Scalars))
 }
 
 /** The query-string pairs `ResourceEngine.list` takes, so lists validate and page exactly as over HTTP. */
-export const toQueryParams = (args: ListArguments): Either.Either<QueryParams, InvalidRequest> =>
-  Either.gen(function* () {
+export const toQueryParams = (args: ListArguments): Result.Result<QueryParams, InvalidRequest> =>
+  Result.gen(function* () {
     const pairs: Array<readonly [string, string]> = []
     const add = (name: string, value: string | number | boolean | undefined) => {
       if (value !== undefined) pairs.push([name, String(value)])

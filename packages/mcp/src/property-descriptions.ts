@@ -1,6 +1,6 @@
 import { type AnyField, DateString, type Fields, type ResourceRef } from "@erp/core"
-import { JSONSchema } from "effect"
-import type { ObjectJsonSchema } from "./json-schema.js"
+import { Schema } from "effect"
+import { definitionName, type ObjectJsonSchema } from "./json-schema.js"
 
 type Json = Readonly<Record<string, unknown>>
 
@@ -14,29 +14,14 @@ export interface Declared {
   readonly example?: unknown
 }
 
-/**
- * Effect marks each refinement with a title and description of its own (`maxLength(100)`, "a string
- * at most 100 character(s) long", "an integer"); the keywords beside them say the same, so they are
- * dropped and the property's description says it in words.
- */
-const GENERATED_TITLE = /^[a-z][A-Za-z]*(\(.*\))?$/
-const GENERATED_DESCRIPTION = /^an? (string|number|integer|array|non[- ]?empty|non-?negative|positive|negative)\b/
-
-const withoutGenerated = (node: Json): Json => {
-  const { title, description, ...rest } = node
-  return {
-    ...rest,
-    ...(typeof title === "string" && !GENERATED_TITLE.test(title) ? { title } : {}),
-    ...(typeof description === "string" && !GENERATED_DESCRIPTION.test(description) ? { description } : {})
-  }
-}
-
 /** The pattern a date (`YYYY-MM-DD`) is sent with, as the declarations' date schema says it. */
 let datePattern: unknown
 const isDatePattern = (pattern: unknown) => {
   if (datePattern === undefined) {
-    const made: unknown = JSONSchema.make(DateString)
-    datePattern = isJson(made) ? made.pattern : null
+    const { schema, definitions } = Schema.toJsonSchemaDocument(DateString)
+    const name = definitionName(schema.$ref)
+    const made = name === undefined ? schema : definitions[name]
+    datePattern = (isJson(made) ? made.pattern : undefined) ?? null
   }
   return pattern !== undefined && pattern === datePattern
 }
@@ -60,8 +45,13 @@ const listToolOf = (resource: ResourceRef) => `list_${resource.name.replace(/[^A
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`
 
+/** A bound worth saying: every integer carries the safe-integer ones, which say nothing an agent needs. */
+const bound = (value: unknown): number | undefined =>
+  typeof value === "number" && Math.abs(value) !== Number.MAX_SAFE_INTEGER ? value : undefined
+
 const range = (node: Json): string => {
-  const { minimum, maximum } = node
+  const minimum = bound(node.minimum)
+  const maximum = bound(node.maximum)
   if (typeof minimum === "number" && typeof maximum === "number") return ` from ${minimum} to ${maximum}`
   if (typeof minimum === "number") return ` of at least ${minimum}`
   if (typeof maximum === "number") return ` of at most ${maximum}`
@@ -85,8 +75,10 @@ interface Walk {
   readonly every: boolean
 }
 
-const resolve = (node: Json, walk: Walk): Json =>
-  typeof node.$ref === "string" && node.$ref.startsWith("#/$defs/") ? walk.defs[node.$ref.slice("#/$defs/".length)] ?? node : node
+const resolve = (node: Json, walk: Walk): Json => {
+  const name = definitionName(node.$ref)
+  return name === undefined ? node : walk.defs[name] ?? node
+}
 
 /** What kind of value a node takes, in words: `text of up to 100 characters`, `UUID`, `list of objects`. */
 const kindOf = (node: Json, walk: Walk, column: string | undefined): string => {
@@ -175,29 +167,28 @@ const describe = (name: string, property: Json, field: AnyField | undefined, fie
 
 /** The node with every property below it described (definitions it references too, once each). */
 const describeBelow = (node: Json, fields: Fields | undefined, example: unknown, walk: Walk): Json => {
-  const cleaned = withoutGenerated(node)
-  if (typeof cleaned.$ref === "string" && cleaned.$ref.startsWith("#/$defs/")) {
-    const name = cleaned.$ref.slice("#/$defs/".length)
-    const definition = walk.defs[name]
-    if (definition && !walk.described.has(name)) {
-      walk.described.add(name)
-      walk.defs[name] = describeBelow(definition, fields, example, walk)
+  const defined = definitionName(node.$ref)
+  if (defined !== undefined) {
+    const definition = walk.defs[defined]
+    if (definition && !walk.described.has(defined)) {
+      walk.described.add(defined)
+      walk.defs[defined] = describeBelow(definition, fields, example, walk)
     }
-    return cleaned
+    return node
   }
   return {
-    ...cleaned,
-    ...(isJson(cleaned.properties)
+    ...node,
+    ...(isJson(node.properties)
       ? {
-        properties: Object.fromEntries(Object.entries(cleaned.properties).map(([name, property]) => [
+        properties: Object.fromEntries(Object.entries(node.properties).map(([name, property]) => [
           name,
           isJson(property) ? describeProperty(name, property, fields, isJson(example) ? example[name] : undefined, walk) : property
         ]))
       }
       : {}),
-    ...(isJson(cleaned.items) ? { items: describeBelow(cleaned.items, fields, Array.isArray(example) ? example[0] : undefined, walk) } : {}),
-    ...(Array.isArray(cleaned.anyOf) ? { anyOf: cleaned.anyOf.map((member) => (isJson(member) ? describeBelow(member, fields, example, walk) : member)) } : {}),
-    ...(isJson(cleaned.additionalProperties) ? { additionalProperties: describeBelow(cleaned.additionalProperties, undefined, undefined, walk) } : {})
+    ...(isJson(node.items) ? { items: describeBelow(node.items, fields, Array.isArray(example) ? example[0] : undefined, walk) } : {}),
+    ...(Array.isArray(node.anyOf) ? { anyOf: node.anyOf.map((member) => (isJson(member) ? describeBelow(member, fields, example, walk) : member)) } : {}),
+    ...(isJson(node.additionalProperties) ? { additionalProperties: describeBelow(node.additionalProperties, undefined, undefined, walk) } : {})
   }
 }
 

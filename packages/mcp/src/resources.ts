@@ -1,6 +1,7 @@
 import { allowedOperators, allResources, type AnyResource, publicResources } from "@erp/core"
 import type { Resource } from "@modelcontextprotocol/sdk/types.js"
-import { JSONSchema } from "effect"
+import { Schema } from "effect"
+import { definitionName } from "./json-schema.js"
 
 /**
  * The contract as MCP resources an agent can read before it calls anything: an overview
@@ -36,8 +37,9 @@ const overview = () =>
   ).join("\n") + "\n"
 
 const schemaProperties = (resource: AnyResource): Readonly<Record<string, { readonly description?: string }>> => {
-  const root = JSONSchema.make(resource.record) as { $ref?: string; $defs?: Record<string, { properties?: Record<string, object> }>; properties?: Record<string, object> }
-  const target = root.$ref ? root.$defs?.[root.$ref.split("/").pop() ?? ""] : root
+  const { schema, definitions } = Schema.toJsonSchemaDocument(resource.record)
+  const name = definitionName(schema.$ref)
+  const target = name === undefined ? schema : definitions[name]
   return (target?.properties ?? {}) as Readonly<Record<string, { readonly description?: string }>>
 }
 

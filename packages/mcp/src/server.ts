@@ -79,10 +79,10 @@ const busyBody = (busy: TenantBusy) =>
 const toResult = <R>(name: string, effect: Effect.Effect<unknown, DomainError | TenantBusy, R>) =>
   effect.pipe(
     Effect.map(toolResult),
-    Effect.catchAllCause((cause) =>
-      Cause.isInterruptedOnly(cause)
+    Effect.catchCause((cause) =>
+      Cause.hasInterruptsOnly(cause)
         ? Effect.interrupt
-        : Option.match(Cause.failureOption(cause), {
+        : Option.match(Cause.findErrorOption(cause), {
           onSome: (error) => Effect.succeed(toolError(error instanceof TenantBusy ? busyBody(error) : domainErrorBody(error))),
           onNone: () => Effect.logError(`MCP tool ${name} failed`, cause).pipe(Effect.as(toolError(internalErrorBody())))
         })

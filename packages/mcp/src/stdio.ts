@@ -1,6 +1,6 @@
 import { Authenticator, explainStartupFailure, layerCore, type McpToolset, type StoreLocation, Tenancy, Unauthenticated } from "@erp/core"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
-import { Cause, Effect, Exit, Layer, Logger, ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, ManagedRuntime, Option, References } from "effect"
 import { boundCaller, type McpCaller, userCaller } from "./caller.js"
 import { makeMcpServer } from "./server.js"
 
@@ -16,7 +16,7 @@ const routeConsoleToStderr = (): (() => void) => {
   return () => void Object.assign(console, saved)
 }
 
-const layerStderrLogger = Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))
+const layerStderrLogger = Layer.merge(Logger.layer([Logger.consolePretty()]), Layer.succeed(Logger.LogToStderr, true))
 
 /** The underlying error (folder locked, server unreachable, ...), so the CLI can print it as is. */
 const asError = (cause: Cause.Cause<unknown>): Error => {
@@ -41,7 +41,7 @@ export const runStdio = async (
 ): Promise<void> => {
   const restoreConsole = routeConsoleToStderr()
   // Nothing traces the stdio server: no spans, and statements outside a transaction go to the driver directly.
-  const runtime = ManagedRuntime.make(layerCore(options.store).pipe(Layer.provideMerge(layerStderrLogger), Layer.merge(Layer.setTracerEnabled(false))))
+  const runtime = ManagedRuntime.make(layerCore(options.store).pipe(Layer.provideMerge(layerStderrLogger), Layer.provideMerge(Layer.succeed(References.TracerEnabled, false))))
   const signals = ["SIGINT", "SIGTERM"] as const
   let stop = () => {}
   let finishThenStop = () => {}
@@ -62,7 +62,7 @@ export const runStdio = async (
       )
     const checked = await runtime.runPromiseExit(caller)
     if (Exit.isFailure(checked)) {
-      const refused = Option.getOrUndefined(Cause.failureOption(checked.cause))
+      const refused = Option.getOrUndefined(Cause.findErrorOption(checked.cause))
       if (!(refused instanceof Unauthenticated)) throw asError(checked.cause)
       throw new Error("apiKey" in options ? `The API key was refused: ${refused.message}` : `${refused.message}: create it with erp users create`)
     }

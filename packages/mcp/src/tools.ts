@@ -17,7 +17,7 @@ import {
   Tenancy
 } from "@erp/core"
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
-import { type Context, Effect, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { ANY_OBJECT, inputJsonSchema, type ObjectJsonSchema, outputJsonSchema } from "./json-schema.js"
 import { describeFilterArgument, expandArgument, listArguments, toQueryParams, unsupportedListArguments } from "./list-arguments.js"
 import { describeProperties } from "./property-descriptions.js"
@@ -49,10 +49,10 @@ const toolName = (verb: string, noun: string) => `${verb}_${noun.replace(/[^A-Za
 const plural = (resource: AnyResource) => resource.name.replace(/-/g, " ")
 
 /** Tool arguments are checked like an HTTP body: every problem named, unknown names refused. */
-const decodeArguments = <A, I>(schema: Schema.Schema<A, I>, args: ToolArguments): Effect.Effect<A, InvalidRequest> => {
+const decodeArguments = <S extends Schema.ConstraintDecoder<unknown>>(schema: S, args: ToolArguments): Effect.Effect<S["Type"], InvalidRequest> => {
   const untrusted = checkUntrustedJson(args, "arguments")
   if (untrusted) return Effect.fail(untrusted)
-  return Schema.decodeUnknown(schema, { errors: "all", onExcessProperty: "error" })(args).pipe(
+  return Schema.decodeUnknownEffect(schema, { errors: "all", onExcessProperty: "error" })(args).pipe(
     Effect.mapError((error) => invalidFields(error, "Invalid arguments", "INVALID_ARGUMENTS"))
   )
 }
@@ -65,10 +65,10 @@ const withoutProperties = (schema: ObjectJsonSchema, names: ReadonlyArray<string
 
 const idArgument = (resource: AnyResource) =>
   resource.idType === "integer"
-    ? Schema.Union(Schema.Int, Schema.String).annotations({ description: `Integer id of the ${resource.singular}` })
-    : Schema.String.annotations({ description: `UUID of the ${resource.singular}` })
+    ? Schema.Union([Schema.Int, Schema.String]).annotate({ description: `Integer id of the ${resource.singular}` })
+    : Schema.String.annotate({ description: `UUID of the ${resource.singular}` })
 
-const withEngine = <A, E>(use: (engine: Context.Tag.Service<ResourceEngine>) => Effect.Effect<A, E>) => Effect.flatMap(ResourceEngine, use)
+const withEngine = <A, E>(use: (engine: ResourceEngine["Service"]) => Effect.Effect<A, E>) => Effect.flatMap(ResourceEngine, use)
 
 /**
  * The arguments of a list or search tool: the common list arguments, plus the parameters the
@@ -78,7 +78,7 @@ const withEngine = <A, E>(use: (engine: Context.Tag.Service<ResourceEngine>) => 
 const listParameters = (resource: AnyResource, required: ReadonlyArray<string>) => {
   const topLevel = Object.fromEntries(required.map((name) => [
     name,
-    Schema.optional(Schema.Union(Schema.String, Schema.Number).annotations({ description: describeFilterArgument(resource, name, true) }))
+    Schema.optionalKey(Schema.Union([Schema.String, Schema.Finite]).annotate({ description: describeFilterArgument(resource, name, true) }))
   ]))
   const args = Schema.Struct({ ...listArguments(resource).fields, ...topLevel })
   const schema = withoutProperties(inputJsonSchema(args), unsupportedListArguments(resource))
@@ -87,7 +87,7 @@ const listParameters = (resource: AnyResource, required: ReadonlyArray<string>) 
     decode: (input: ToolArguments) =>
       decodeArguments(args, input).pipe(
         Effect.flatMap((decoded) =>
-          Effect.map(toQueryParams(decoded), (params): QueryParams => [
+          Effect.map(Effect.fromResult(toQueryParams(decoded)), (params): QueryParams => [
             ...required.flatMap((name) => {
               const value = (decoded as Readonly<Record<string, unknown>>)[name]
               return value === undefined ? [] : [[name, String(value)] as const]
@@ -118,7 +118,7 @@ const listTool = (resource: AnyResource): ResourceTool => {
 const getTool = (resource: AnyResource): ResourceTool => {
   const args = Schema.Struct({
     id: idArgument(resource),
-    with_deleted: Schema.optional(Schema.Boolean.annotations({ description: "Also find it when soft-deleted (default false)." })),
+    with_deleted: Schema.optionalKey(Schema.Boolean.annotate({ description: "Also find it when soft-deleted (default false)." })),
     expand: expandArgument(resource)
   })
   return {
@@ -146,7 +146,7 @@ const searchTool = (resource: AnyResource, required: ReadonlyArray<string>): Res
   const list = listTool(resource)
   const requiredParameters = [...new Set([...required, ...(resource.requiredFilters ?? [])])]
   const { inputSchema, decode } = listParameters(resource, requiredParameters)
-  const q = Schema.Struct({ q: Schema.String.annotations({ description: "Search text (required): accent- and case-insensitive, every word as a prefix." }) })
+  const q = Schema.Struct({ q: Schema.String.annotate({ description: "Search text (required): accent- and case-insensitive, every word as a prefix." }) })
   const alsoRequired = requiredParameters.length > 0 ? ` Also requires ${requiredParameters.join(", ")}, as over REST.` : ""
   return {
     ...list,
@@ -172,9 +172,9 @@ const searchTool = (resource: AnyResource, required: ReadonlyArray<string>): Res
 const lookupTool = (resource: AnyResource, lookup: Lookup): ResourceTool => {
   const selectors = lookup.selectors ?? []
   const args = Schema.Struct({
-    [lookup.parameter]: Schema.String.annotations({ description: lookup.description }),
+    [lookup.parameter]: Schema.String.annotate({ description: lookup.description }),
     ...Object.fromEntries(
-      selectors.map((name) => [name, Schema.optional(Schema.Union(Schema.String, Schema.Number)).annotations({ description: describeFilterArgument(resource, name, false) })])
+      selectors.map((name) => [name, Schema.optionalKey(Schema.Union([Schema.String, Schema.Finite]).annotate({ description: describeFilterArgument(resource, name, false) }))])
     )
   })
   return {
@@ -252,11 +252,11 @@ const actionTool = (resource: AnyResource, action: ResourceAction): ResourceTool
   const parameters = actionParameters(action)
   const ids = Schema.Struct({
     id: idArgument(resource),
-    ...Object.fromEntries(parameters.map((name) => [name, Schema.String.annotations({ description: `UUID (${name})` })]))
+    ...Object.fromEntries(parameters.map((name) => [name, Schema.String.annotate({ description: `UUID (${name})` })]))
   })
   const idSchema = inputJsonSchema(ids)
   // A file body (an OFX statement) is one text argument.
-  const rawArgument = action.raw ? Schema.Struct({ [action.raw.argument]: Schema.String.annotations({ description: action.raw.description }) }) : undefined
+  const rawArgument = action.raw ? Schema.Struct({ [action.raw.argument]: Schema.String.annotate({ description: action.raw.description }) }) : undefined
   const body = rawArgument
     ? inputJsonSchema(rawArgument)
     : action.input

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { ALL_PERMISSIONS, layerCore, Tenancy } from "@erp/core"
 import { resourceTools } from "@erp/mcp"
 import { Effect, ManagedRuntime } from "effect"

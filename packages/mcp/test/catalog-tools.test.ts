@@ -1,11 +1,11 @@
 import { allResources, isTenantOwned, parsePermissionSpecs } from "@erp/core"
-import { Either } from "effect"
+import { Result } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 import { connectClient, keyPrincipal, type TestClient } from "./support.js"
 
-const grants = (...specs: Array<string>) => Either.getOrThrow(parsePermissionSpecs(specs))
+const grants = (...specs: Array<string>) => Result.getOrThrow(parsePermissionSpecs(specs))
 const catalogResources = allResources.filter((resource) => !isTenantOwned(resource))
 
 const BANK = {

@@ -1,11 +1,11 @@
 import { products } from "@erp/core"
 import { toQueryParams } from "@erp/mcp"
-import { Either, Option } from "effect"
+import { Option, Result } from "effect"
 import { describe, expect, it } from "vitest"
 import { describeFilterFields } from "../src/list-arguments.js"
 
-const pairs = (args: Parameters<typeof toQueryParams>[0]) => Either.getOrThrow(toQueryParams(args))
-const refusal = (args: Parameters<typeof toQueryParams>[0]) => Option.getOrUndefined(Either.getLeft(toQueryParams(args)))
+const pairs = (args: Parameters<typeof toQueryParams>[0]) => Result.getOrThrow(toQueryParams(args))
+const refusal = (args: Parameters<typeof toQueryParams>[0]) => Option.getOrUndefined(Result.getFailure(toQueryParams(args)))
 
 describe("list tool arguments as query parameters", () => {
   it("passes the common parameters as text, leaving out what was not given", () => {

@@ -20,7 +20,7 @@ describe.each(storeKinds)("MCP calls take their tenant's turns in the store on %
     // depends on the machine's timing): each waits its millisecond and is refused, as REST's are.
     const taken = await runtime.runPromise(Deferred.make<void>())
     const release = await runtime.runPromise(Deferred.make<void>())
-    const holder = runtime.runPromise(Effect.flatMap(TenantGate, (gate) => gate.run(tenantId, Effect.zipRight(Deferred.succeed(taken, undefined), Deferred.await(release)))))
+    const holder = runtime.runPromise(Effect.flatMap(TenantGate, (gate) => gate.run(tenantId, Effect.andThen(Deferred.succeed(taken, undefined), Deferred.await(release)))))
     await runtime.runPromise(Deferred.await(taken))
     const results = await Promise.all(Array.from({ length: 4 }, () => client.call("list_countries", { limit: 100 })))
     await runtime.runPromise(Deferred.succeed(release, undefined))

@@ -13,13 +13,13 @@ import {
   OAuth,
   Tenancy
 } from "@erp/core"
-import { Cause, Effect, Either, Layer, Logger, ManagedRuntime } from "effect"
+import { Cause, Effect, Layer, Logger, ManagedRuntime, Result } from "effect"
 import { randomUUID } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 import { connectClient, keyPrincipal, type TestClient } from "./support.js"
 
-const grants = (...specs: Array<string>) => Either.getOrThrow(parsePermissionSpecs(specs))
+const grants = (...specs: Array<string>) => Result.getOrThrow(parsePermissionSpecs(specs))
 
 interface JsonSchemaNode {
   readonly description?: string
@@ -348,7 +348,7 @@ describe("a tool that fails unexpectedly", () => {
     Layer.succeed(ResourceEngine, { list: () => broken, listAnswers: () => broken, walk: () => broken, walkAnswers: () => broken, search: () => broken, get: () => broken, lookup: () => broken, create: () => broken, update: () => broken, remove: () => broken, restore: () => broken, action: () => broken }),
     Layer.succeed(Tenancy, Tenancy.of({ getTenant: () => Effect.succeed({ id: principal.tenantId, name: "Stub", country_code: "BR" }) } as never)),
     Layer.succeed(OAuth, OAuth.of({} as never)),
-    Logger.replace(Logger.defaultLogger, Logger.make(({ message, cause }) => logged.push(`${String(message)} ${Cause.pretty(cause)}`)))
+    Logger.layer([Logger.make(({ message, cause }) => logged.push(`${String(message)} ${Cause.pretty(cause)}`))])
   ))
   afterAll(() => runtime.dispose())
 

@@ -1,7 +1,7 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import { type AnyResource, isUuid, operatorPrincipal, ResourceEngine, type Row } from "@erp/core"
 import { type Command, Option } from "commander"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as readline from "node:readline"
@@ -22,7 +22,7 @@ interface ImportOptions {
 }
 
 /** One record read from the file, with the line it starts on (or why it could not be read). */
-type Entry = { readonly line: number; readonly record: Either.Either<Row, string> }
+type Entry = { readonly line: number; readonly record: Result.Result<Row, string> }
 
 interface Rejection {
   readonly line: number
@@ -56,10 +56,10 @@ async function* ndjsonEntries(file: string): AsyncGenerator<Entry> {
     try {
       parsed = JSON.parse(text)
     } catch (error) {
-      yield { line, record: Either.left(`not JSON: ${(error as Error).message}`) }
+      yield { line, record: Result.fail(`not JSON: ${(error as Error).message}`) }
       continue
     }
-    yield { line, record: typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? Either.right(parsed as Row) : Either.left("not a JSON object") }
+    yield { line, record: typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? Result.succeed(parsed as Row) : Result.fail("not a JSON object") }
   }
 }
 
@@ -101,7 +101,7 @@ async function* csvEntries(resource: AnyResource, file: string): AsyncGenerator<
     }
     const record: Record<string, unknown> = recordFromCells(resource.fields, header, cells)
     for (const [collection, byParent] of children) record[collection] = byParent.get(String(record.id)) ?? []
-    yield { line, record: Either.right(record) }
+    yield { line, record: Result.succeed(record) }
   }
 }
 
@@ -138,18 +138,18 @@ const importRecords = (resource: AnyResource, file: string, format: Format, opti
 
     const existing = (record: Row) =>
       options.upsert && typeof record.id === "string" && isUuid(record.id)
-        ? engine.get(resource, principal, record.id, []).pipe(Effect.map(() => true), Effect.catchAll(() => Effect.succeed(false)))
+        ? engine.get(resource, principal, record.id, []).pipe(Effect.map(() => true), Effect.catch(() => Effect.succeed(false)))
         : Effect.succeed(false)
 
     const writeOne = (entry: Entry) =>
-      Either.match(entry.record, {
-        onLeft: (message) => Effect.succeed<Rejection | "created" | "updated">({ line: entry.line, message }),
-        onRight: (record) =>
+      Result.match(entry.record, {
+        onFailure: (message) => Effect.succeed<Rejection | "created" | "updated">({ line: entry.line, message }),
+        onSuccess: (record) =>
           Effect.flatMap(existing(record), (update) =>
             sql.withTransaction(update
               ? Effect.as(engine.update(resource, principal, String(record.id), inputOf(resource.fields, record, "update")), "updated" as const)
               : Effect.as(engine.create(resource, principal, inputOf(resource.fields, record, "create")), "created" as const)
-            ).pipe(Effect.catchAll((error) => Effect.succeed<Rejection>({ line: entry.line, ...describe(error) }))))
+            ).pipe(Effect.catch((error) => Effect.succeed<Rejection>({ line: entry.line, ...describe(error) }))))
       })
 
     let done = false

@@ -54,7 +54,7 @@ Examples:
       const { key, token } = await runWithCore(
         command.optsWithGlobals<StoreFlags>(),
         Effect.gen(function* () {
-          const permissions = options.all ? ALL_PERMISSIONS : yield* parsePermissionSpecs(options.permission ?? [])
+          const permissions = options.all ? ALL_PERMISSIONS : yield* Effect.fromResult(parsePermissionSpecs(options.permission ?? []))
           const tenancy = yield* Tenancy
           return yield* tenancy.createApiKey({
             tenantId: options.tenant,

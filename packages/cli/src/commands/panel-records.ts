@@ -90,7 +90,7 @@ export const registerPanelRecords = (program: Command, registry: ReadonlyArray<A
           do {
             const page = yield* engine.list(resource, principal, [["limit", "100"], ...(Option.isSome(cursor) ? [["cursor", cursor.value] as [string, string]] : [])])
             all.push(...page.data)
-            cursor = Option.fromNullable(page.pagination.next_cursor)
+            cursor = Option.fromNullishOr(page.pagination.next_cursor)
           } while (Option.isSome(cursor))
           return all
         }))

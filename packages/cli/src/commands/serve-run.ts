@@ -1,9 +1,8 @@
-import { HttpServer } from "@effect/platform"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { cliSettings, describeStore, ensureDemoTenant, explainStartupFailure, firstStartBanner, layerCore, loadConfigSync, type StartupContext } from "@erp/core"
 import { checkPortFree, layerNodeServer } from "@erp/http"
 import { Effect, Layer } from "effect"
-import { CliFailure, reportFailure, storeFrom, type StoreFlags } from "../runtime.js"
+import { HttpServer } from "effect/http"
+import { CliFailure, reportFailure, runUntilStopped, storeFrom, type StoreFlags } from "../runtime.js"
 import { dispatcherOptionsFrom, layerWebhooksIf, type WebhookFlags, webhookSettingsFrom } from "./worker.js"
 
 /** The options of `erp serve` (declared in serve.ts, run here). */
@@ -46,7 +45,7 @@ export const runServe = async (options: ServeOptions, flags: StoreFlags) => {
   const program = Effect.gen(function* () {
     const server = yield* HttpServer.HttpServer
     const address = server.address
-    const url = address._tag === "TcpAddress" ? `http://${address.hostname}:${address.port}` : address.path
+    const url = address._tag === "UnixPathAddress" ? address.path : HttpServer.formatAddress(address)
     const demo = yield* ensureDemoTenant()
     yield* Effect.sync(() => {
       if (options.json) {
@@ -62,7 +61,7 @@ export const runServe = async (options: ServeOptions, flags: StoreFlags) => {
       Layer.merge(layerNodeServer({ ...listen, panel: options.panel }), layerWebhooksIf(options.webhooks, webhooks)).pipe(Layer.provideMerge(layerCore(store, { oauth, webhooks: webhookSettingsFrom(options as ServeOptions & WebhookFlags) })))
     )),
     // A start-up failure is one plain line; SIGINT and SIGTERM interrupt (closing the store), which is no failure.
-    Effect.catchAllCause((cause) => Effect.sync(() => reportFailure(explainStartupFailure(cause, context), flags.verbose === true)))
+    Effect.catchCause((cause) => Effect.sync(() => reportFailure(explainStartupFailure(cause, context), flags.verbose === true)))
   )
-  NodeRuntime.runMain(program, { disableErrorReporting: true })
+  runUntilStopped(program)
 }

@@ -1,7 +1,7 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import { describeStore, explainStartupFailure, layerStore, migrate, type StoreLocation } from "@erp/core"
 import { type Command } from "commander"
 import { Effect, ManagedRuntime } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { startProgress } from "../progress.js"
 import { CliFailure, printJson, storeFrom, type StoreFlags } from "../runtime.js"
 
@@ -11,7 +11,7 @@ const BATCH = 1000
 const open = async (location: StoreLocation) => {
   const runtime = ManagedRuntime.make(layerStore(location))
   try {
-    await runtime.runtime()
+    await runtime.context()
   } catch (error) {
     await runtime.dispose().catch(() => undefined)
     const explained = explainStartupFailure(error, { store: location })

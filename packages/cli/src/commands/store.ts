@@ -1,7 +1,7 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import { migrate, seedCatalogsAndRecord } from "@erp/core"
 import { type Command } from "commander"
 import { Effect } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { printJson, runWithCore, storeDescription, type StoreFlags } from "../runtime.js"
 import { registerSeedDemo } from "./seed-demo.js"
 import { registerStoreCopy } from "./store-copy.js"

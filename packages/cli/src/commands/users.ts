@@ -62,7 +62,7 @@ Examples:
       const membership = await runWithCore(
         command.optsWithGlobals<StoreFlags>(),
         Effect.gen(function* () {
-          const permissions = yield* parsePermissionSpecs(options.permission ?? [])
+          const permissions = yield* Effect.fromResult(parsePermissionSpecs(options.permission ?? []))
           const tenancy = yield* Tenancy
           return yield* tenancy.addMember({ tenantId: options.tenant, userId: options.user, role: options.role, permissions })
         })

@@ -11,7 +11,7 @@ interface TenantOption {
 
 const rotateAction = webhookEndpoints.actions!.find((action) => action.name === "rotate-secret")!
 
-const asOperator = <A, E>(command: Command, tenant: string, use: (principal: Effect.Effect.Success<ReturnType<typeof operatorPrincipal>>, engine: ResourceEngine["Type"]) => Effect.Effect<A, E>) =>
+const asOperator = <A, E>(command: Command, tenant: string, use: (principal: Effect.Success<ReturnType<typeof operatorPrincipal>>, engine: ResourceEngine["Service"]) => Effect.Effect<A, E>) =>
   runWithCore(command.optsWithGlobals<StoreFlags>(), Effect.flatMap(operatorPrincipal(tenant, "cli"), (principal) => Effect.flatMap(ResourceEngine, (engine) => use(principal, engine))))
 
 const eventList = (text: string) => text.split(",").map((name) => name.trim()).filter(Boolean)

@@ -1,8 +1,7 @@
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { describeStore, type DispatcherOptions, explainStartupFailure, layerCore, layerWebhookDispatcher, type StartupContext, type WebhookSettingsShape } from "@erp/core"
 import { type Command } from "commander"
 import { Effect, Layer } from "effect"
-import { CliFailure, reportFailure, storeFrom, type StoreFlags } from "../runtime.js"
+import { CliFailure, reportFailure, runUntilStopped, storeFrom, type StoreFlags } from "../runtime.js"
 
 export interface WebhookFlags {
   readonly allowPrivateWebhooks?: boolean
@@ -52,7 +51,7 @@ Examples:
       }).pipe(
         Effect.provide(Layer.suspend(() => layerWebhookDispatcher(dispatcher).pipe(Layer.provideMerge(layerCore(store, { webhooks: webhookSettingsFrom(options) }))))),
         // SIGINT and SIGTERM interrupt: attempts in flight finish (or are released) and the store closes.
-        Effect.catchAllCause((cause) => Effect.sync(() => reportFailure(explainStartupFailure(cause, context), flags.verbose === true)))
+        Effect.catchCause((cause) => Effect.sync(() => reportFailure(explainStartupFailure(cause, context), flags.verbose === true)))
       )
-      NodeRuntime.runMain(program, { disableErrorReporting: true })
+      runUntilStopped(program)
     })

@@ -1,7 +1,7 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import { type Actor, type ChildDraft, type Draft, salesOrders } from "@erp/core"
 import type { Faker } from "@faker-js/faker"
 import { Effect } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
 
 /** Orders per statement: large enough that round trips vanish, small enough to report progress and keep each statement short. */
 export const BULK_CHUNK = 5_000

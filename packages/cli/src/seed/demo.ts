@@ -1,4 +1,3 @@
-import * as SqlClient from "@effect/sql/SqlClient"
 import { base, en, en_US, Faker, pt_BR } from "@faker-js/faker"
 import {
   type AnyResource,
@@ -22,6 +21,7 @@ import {
   Tenancy
 } from "@erp/core"
 import { Effect } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
 import { CliFailure } from "../runtime.js"
 import { writeBulkOrders } from "./bulk-orders.js"
 import { type DemoCounts, orderSplit } from "./scales.js"
@@ -256,4 +256,4 @@ const seedTenant = (index: number, options: DemoOptions) =>
 const analyzed = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ANALYZE`)
 
 export const seedDemo = (options: DemoOptions) =>
-  Effect.zipLeft(Effect.forEach(Array.from({ length: options.tenants }, (_, index) => index), (index) => seedTenant(index, options)), analyzed)
+  Effect.tap(Effect.forEach(Array.from({ length: options.tenants }, (_, index) => index), (index) => seedTenant(index, options)), analyzed)

@@ -45,11 +45,11 @@ export type Identity =
  * kind by its shape: `sk_` API keys, `svc_` OAuth access tokens, JWTs of this
  * server or of the configured identity provider.
  */
-export class Authenticator extends Context.Tag("erp/core/Authenticator")<Authenticator, {
+export class Authenticator extends Context.Service<Authenticator, {
   readonly authenticate: (authorization: string | undefined, context?: RequestContext) => Effect.Effect<Principal, Unauthenticated | InvalidRequest>
   /** The credential's identity, with no tenant resolved yet (MCP sessions are bound to it). */
   readonly identify: (authorization: string | undefined, context?: Omit<RequestContext, "tenantId">) => Effect.Effect<Identity, Unauthenticated>
-}>() {
+}>()("erp/core/Authenticator") {
   static readonly layer = Layer.effect(
     Authenticator,
     Effect.gen(function* () {

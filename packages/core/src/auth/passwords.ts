@@ -1,4 +1,4 @@
-import { Context, Effect } from "effect"
+import { Context, Effect, Semaphore } from "effect"
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 
 export interface ScryptCost {
@@ -19,7 +19,7 @@ export const PASSWORD_COST: ScryptCost = { N: 2 ** 15, r: 8, p: 3 }
  * The cost new hashes are made at: `PASSWORD_COST` unless a test host lowers it, for suites
  * that make users by the hundred. Nothing else provides it.
  */
-export class PasswordCost extends Context.Reference<PasswordCost>()("erp/core/PasswordCost", { defaultValue: (): ScryptCost => PASSWORD_COST }) {}
+export const PasswordCost = Context.Reference<ScryptCost>("erp/core/PasswordCost", { defaultValue: () => PASSWORD_COST })
 
 const KEY_LENGTH = 64
 const SALT_LENGTH = 16
@@ -36,12 +36,12 @@ const memoryOf = (cost: ScryptCost) => 128 * cost.r * (cost.N + cost.p + 2) + 10
  * Hashes at once: half the threadpool, so sign-ins never take every thread that file and DNS work
  * need, and their memory stays bounded whatever the number of sign-ins waiting.
  */
-const derivations = Effect.unsafeMakeSemaphore(2)
+const derivations = Semaphore.makeUnsafe(2)
 
 /** A started hash is uninterruptible: it runs to its end in the threadpool anyway, and holds its permit until then. */
 const derive = (password: string, salt: Buffer, cost: ScryptCost, keyLength: number) =>
   derivations.withPermits(1)(
-    Effect.uninterruptible(Effect.async<Buffer, Error>((resume) => {
+    Effect.uninterruptible(Effect.callback<Buffer, Error>((resume) => {
       try {
         scrypt(password.normalize("NFKC"), salt, keyLength, { ...cost, maxmem: memoryOf(cost) }, (error, key) => resume(error ? Effect.fail(error) : Effect.succeed(key)))
       } catch (error) {

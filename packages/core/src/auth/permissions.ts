@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { ACTIONS, type Action } from "./principal.js"
 import { type InvalidRequest, invalid } from "../errors.js"
 import { allResources } from "../resources/index.js"
@@ -26,25 +26,25 @@ export const ALL_PERMISSIONS: ReadonlyArray<PermissionGrant> = [
  * Parses `resource:action` specs (`products:read`, `customers:*`, `*:read`) into
  * one grant per resource. Unknown resources or actions are refused.
  */
-export const parsePermissionSpecs = (specs: ReadonlyArray<string>): Either.Either<ReadonlyArray<PermissionGrant>, InvalidRequest> => {
+export const parsePermissionSpecs = (specs: ReadonlyArray<string>): Result.Result<ReadonlyArray<PermissionGrant>, InvalidRequest> => {
   const codes = resourceCodes()
   const grants = new Map<string, Set<Action>>()
   for (const spec of specs) {
     const [resource, action, extra] = spec.split(":")
     if (!resource || !action || extra !== undefined) {
-      return Either.left(invalid(`Permission "${spec}" must look like resource:action, e.g. products:read`))
+      return Result.fail(invalid(`Permission "${spec}" must look like resource:action, e.g. products:read`))
     }
     if (resource !== "*" && !codes.includes(resource)) {
-      return Either.left(invalid(`Unknown resource "${resource}" in permission "${spec}". Resources: ${codes.join(", ")}`))
+      return Result.fail(invalid(`Unknown resource "${resource}" in permission "${spec}". Resources: ${codes.join(", ")}`))
     }
     if (action !== "*" && !(ACTIONS as ReadonlyArray<string>).includes(action)) {
-      return Either.left(invalid(`Unknown action "${action}" in permission "${spec}". Actions: ${ACTIONS.join(", ")}, *`))
+      return Result.fail(invalid(`Unknown action "${action}" in permission "${spec}". Actions: ${ACTIONS.join(", ")}, *`))
     }
     const actions = grants.get(resource) ?? new Set<Action>()
     for (const granted of action === "*" ? ACTIONS : [action as Action]) actions.add(granted)
     grants.set(resource, actions)
   }
-  return Either.right(
+  return Result.succeed(
     [...grants].map(([resource_code, actions]) => ({
       resource_code,
       can_read: actions.has("read"),

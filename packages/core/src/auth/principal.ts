@@ -43,7 +43,7 @@ export const asOperator = (tenant: { readonly id: string; readonly country_code:
   grants: new Map()
 })
 
-export class CurrentPrincipal extends Context.Tag("erp/core/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("erp/core/CurrentPrincipal") {}
 
 const allows = (grants: Grants, resource: string, action: Action) =>
   Boolean(grants.get(resource)?.has(action) || grants.get("*")?.has(action))

@@ -8,7 +8,7 @@ import type { Lookup } from "../engine/resource.js"
 export const catalogTimestamps = () => ({ created_at: timestamp(), updated_at: timestamp() })
 
 /** Titles and descriptions per language, filterable as `title_en`, `title_pt`, `title_es`. */
-export const Translations = Schema.Record({ key: Schema.String, value: Schema.String })
+export const Translations = Schema.Record(Schema.String, Schema.String)
 
 export const titleFilters: Record<string, FilterField> = Object.fromEntries(
   ["en", "pt", "es"].map((language) => [`title_${language}`, { type: "string", nullable: true, sql: `(r.titles->>'${language}')` }])

@@ -29,7 +29,7 @@ export interface CityRef {
 }
 
 /** Reads the reference catalogs that business records point at. */
-export class CatalogLookup extends Context.Tag("erp/core/CatalogLookup")<CatalogLookup, {
+export class CatalogLookup extends Context.Service<CatalogLookup, {
   /** A unit by id, UN/ECE code or fiscal code (e.g. the NF-e `KG`). */
   readonly findUnit: (reference: string) => Effect.Effect<Option.Option<UnitRef>>
   readonly findCountry: (id: number) => Effect.Effect<Option.Option<CountryRef>>
@@ -44,4 +44,4 @@ export class CatalogLookup extends Context.Tag("erp/core/CatalogLookup")<Catalog
     text: string,
     within: { readonly stateId: number | null; readonly countryId: number | null }
   ) => Effect.Effect<ReadonlyArray<CityRef & { readonly state_code: string }>>
-}>() {}
+}>()("erp/core/CatalogLookup") {}

@@ -29,7 +29,7 @@ export const unitsOfMeasurement = defineResource({
     id: id({ sortable: true }),
     code: textField({ filter: { sortable: true, caseInsensitive: true } }),
     symbol: textField({ nullable: true }),
-    fiscal_codes: stored("jsonb", Schema.Record({ key: Schema.String, value: Schema.String })),
+    fiscal_codes: stored("jsonb", Schema.Record(Schema.String, Schema.String)),
     country_codes: countryCodes(),
     titles: stored("jsonb", Translations),
     descriptions: stored("jsonb", Translations),

@@ -1,4 +1,5 @@
-import { Config, ConfigError, Either, type Option, type Redacted } from "effect"
+import { Config, Effect, Option, Redacted, Result, Schema, SchemaIssue } from "effect"
+import { refusedSetting } from "./load.js"
 
 /**
  * How the text of a variable becomes a value: the value, or the one-line message that says what
@@ -7,7 +8,7 @@ import { Config, ConfigError, Either, type Option, type Redacted } from "effect"
 export interface Kind<A> {
   /** The kind of value, as the configuration table names it. */
   readonly type: string
-  readonly parse: (text: string, name: string) => Either.Either<A, string>
+  readonly parse: (text: string, name: string) => Result.Result<A, string>
 }
 
 /**
@@ -23,20 +24,37 @@ export interface Setting<out A> {
   readonly config: Config.Config<A>
 }
 
+/** Blank values, told apart from refused ones: they count as unset. */
+const blanks = new WeakSet<Config.ConfigError>()
+
 /**
- * The variable's text, trimmed. Blank counts as unset (MissingData), as `DATABASE_URL=` in a
- * compose file or a test's environment means "none", so a default or `Config.option` applies.
+ * The variable's text, trimmed. Blank counts as unset, as `DATABASE_URL=` in a compose file or a
+ * test's environment means "none", so a default or an option applies (`orWhenBlank`).
  */
 const present = (name: string): Config.Config<string> =>
-  Config.string(name).pipe(
-    Config.mapOrFail((text) => {
+  Config.String(name).pipe(
+    Config.mapEffect((text) => {
       const trimmed = text.trim()
-      return trimmed === "" ? Either.left(ConfigError.MissingData([name], `${name} is blank`)) : Either.right(trimmed)
+      if (trimmed !== "") return Effect.succeed(trimmed)
+      const blank = new Config.ConfigError(new Schema.SchemaError(new SchemaIssue.Pointer([name], new SchemaIssue.MissingKey(undefined))))
+      blanks.add(blank)
+      return Effect.fail(blank)
     })
   )
 
+/** `value` for a blank variable, as `Config.withDefault` gives it for an unset one. */
+const orWhenBlank = <const B>(value: B) => <A>(config: Config.Config<A>): Config.Config<A | B> =>
+  Config.orElse(config, (error) => (blanks.has(error) ? Config.succeed(value) : Config.fail(error.cause)))
+
 const parsed = <A>(name: string, kind: Kind<A>): Config.Config<A> =>
-  present(name).pipe(Config.mapOrFail((text) => Either.mapLeft(kind.parse(text, name), (message) => ConfigError.InvalidData([name], message))))
+  present(name).pipe(
+    Config.mapEffect((text) =>
+      Result.match(kind.parse(text, name), {
+        onFailure: (message) => Effect.fail(refusedSetting(message)),
+        onSuccess: (value) => Effect.succeed(value)
+      })
+    )
+  )
 
 /** A variable with a default, taken when it is unset or blank; `shown` is the default as the table writes it (default: the value as code). */
 export const setting = <A>(
@@ -48,7 +66,7 @@ export const setting = <A>(
   type: kind.type,
   default: options.shown ?? `\`${String(options.default)}\``,
   description: options.description,
-  config: parsed(name, kind).pipe(Config.withDefault(options.default), Config.withDescription(options.description))
+  config: parsed(name, kind).pipe(Config.withDefault(options.default), orWhenBlank(options.default))
 })
 
 /** A variable without a value of its own when unset; `shown` says what happens then. */
@@ -61,7 +79,7 @@ export const optionalSetting = <A>(
   type: kind.type,
   default: options.shown,
   description: options.description,
-  config: Config.option(parsed(name, kind)).pipe(Config.withDescription(options.description))
+  config: Config.option(parsed(name, kind)).pipe(orWhenBlank(Option.none()))
 })
 
 /** A secret: read as a `Redacted` (never printed or logged), none when unset. */
@@ -73,7 +91,7 @@ export const secretSetting = (
   type: options.type,
   default: options.shown,
   description: options.description,
-  config: Config.option(Config.redacted(present(name))).pipe(Config.withDescription(options.description))
+  config: Config.option(present(name).pipe(Config.map((text) => Redacted.make(text)))).pipe(orWhenBlank(Option.none()))
 })
 
 const TRUE = ["true", "1", "yes"]
@@ -84,9 +102,9 @@ export const flag: Kind<boolean> = {
   type: "boolean",
   parse: (text, name) => {
     const word = text.toLowerCase()
-    if (TRUE.includes(word)) return Either.right(true)
-    if (FALSE.includes(word)) return Either.right(false)
-    return Either.left(`${name} must be true, false, 1, 0, yes or no; got "${text}"`)
+    if (TRUE.includes(word)) return Result.succeed(true)
+    if (FALSE.includes(word)) return Result.succeed(false)
+    return Result.fail(`${name} must be true, false, 1, 0, yes or no; got "${text}"`)
   }
 }
 
@@ -98,29 +116,29 @@ export const wholeNumber = (least: number, most?: number): Kind<number> => {
     parse: (text, name) => {
       const value = Number(text)
       return /^\d+$/.test(text) && Number.isSafeInteger(value) && value >= least && (most === undefined || value <= most)
-        ? Either.right(value)
-        : Either.left(`${name} must be a whole number ${range}; got "${text}"`)
+        ? Result.succeed(value)
+        : Result.fail(`${name} must be a whole number ${range}; got "${text}"`)
     }
   }
 }
 
-export const text: Kind<string> = { type: "text", parse: (value) => Either.right(value) }
+export const text: Kind<string> = { type: "text", parse: (value) => Result.succeed(value) }
 
 /** Comma-separated items, each trimmed, empty ones dropped. */
 export const list: Kind<ReadonlyArray<string>> = {
   type: "comma-separated list",
-  parse: (value) => Either.right(value.split(",").map((item) => item.trim()).filter((item) => item !== ""))
+  parse: (value) => Result.succeed(value.split(",").map((item) => item.trim()).filter((item) => item !== ""))
 }
 
 /** An absolute http(s) URL without query or fragment, answered without its trailing slash. */
 export const httpUrl: Kind<string> = {
   type: "http(s) URL",
   parse: (value, name) => {
-    const refused = Either.left(`${name} must be an absolute http(s) URL without query or fragment, such as https://erp.example.com; got "${value}"`)
+    const refused = Result.fail(`${name} must be an absolute http(s) URL without query or fragment, such as https://erp.example.com; got "${value}"`)
     if (!URL.canParse(value)) return refused
     const url = new URL(value)
     if ((url.protocol !== "http:" && url.protocol !== "https:") || url.search !== "" || url.hash !== "") return refused
-    return Either.right(url.toString().replace(/\/+$/, ""))
+    return Result.succeed(url.toString().replace(/\/+$/, ""))
   }
 }
 
@@ -128,5 +146,5 @@ export const httpUrl: Kind<string> = {
 export const memorySize: Kind<string> = {
   type: "size (kB, MB or GB)",
   parse: (value, name) =>
-    /^[1-9]\d*(kB|MB|GB)$/.test(value) ? Either.right(value) : Either.left(`${name} must be a size such as 32MB (kB, MB or GB); got "${value}"`)
+    /^[1-9]\d*(kB|MB|GB)$/.test(value) ? Result.succeed(value) : Result.fail(`${name} must be a size such as 32MB (kB, MB or GB); got "${value}"`)
 }

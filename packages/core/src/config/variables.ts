@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { type McpToolset, MCP_TOOLSET_NAMES, parseMcpToolsets } from "../mcp/toolsets.js"
 import { InvalidSetting } from "./load.js"
 import { flag, httpUrl, type Kind, list, memorySize, optionalSetting, secretSetting, type Setting, setting, text, wholeNumber } from "./setting.js"
@@ -12,16 +12,16 @@ import { flag, httpUrl, type Kind, list, memorySize, optionalSetting, secretSett
 /** Origins, comma-separated, or `*` for every one. */
 const origins: Kind<ReadonlyArray<string> | "*"> = {
   type: "comma-separated origins, or *",
-  parse: (value, name) => (value === "*" ? Either.right("*") : list.parse(value, name))
+  parse: (value, name) => (value === "*" ? Result.succeed("*") : list.parse(value, name))
 }
 
 const toolsets: Kind<ReadonlyArray<McpToolset> | undefined> = {
   type: "comma-separated toolsets",
   parse: (value, name) => {
     try {
-      return Either.right(parseMcpToolsets(value, name))
+      return Result.succeed(parseMcpToolsets(value, name))
     } catch (error) {
-      if (error instanceof InvalidSetting) return Either.left(error.message)
+      if (error instanceof InvalidSetting) return Result.fail(error.message)
       throw error
     }
   }

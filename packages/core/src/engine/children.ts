@@ -25,7 +25,7 @@ export const children = <CF extends Fields>(spec: {
   const item = recordSchema(spec.fields, { identifier: spec.identifier })
   const output = Schema.Array(item)
   return {
-    output: spec.description ? output.annotations({ description: spec.description }) : output,
+    output: spec.description ? output.annotate({ description: spec.description }) : output,
     children: {
       table: spec.table,
       parentKey: spec.parentKey,

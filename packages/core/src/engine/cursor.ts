@@ -1,4 +1,4 @@
-import { Context, Either } from "effect"
+import { Context, Result } from "effect"
 import { createHash, createHmac, timingSafeEqual } from "node:crypto"
 import { type InvalidRequest, invalid } from "../errors.js"
 
@@ -11,7 +11,7 @@ export interface CursorPosition {
 }
 
 /** The key that signs cursors, kept in the store so every host and every restart accepts the same cursors. */
-export class CursorSecret extends Context.Tag("erp/core/CursorSecret")<CursorSecret, { readonly key: Buffer }>() {}
+export class CursorSecret extends Context.Service<CursorSecret, { readonly key: Buffer }>()("erp/core/CursorSecret") {}
 
 const b64 = (data: Buffer | string) => Buffer.from(data).toString("base64url")
 const sign = (secret: Buffer, body: string) => createHmac("sha256", secret).update(body).digest().subarray(0, 16)
@@ -23,29 +23,29 @@ export const encodeCursor = (secret: Buffer, position: CursorPosition): string =
 
 const malformed = () => invalid("The cursor is malformed or was altered; take it from a previous response.", "INVALID_CURSOR")
 
-export const decodeCursor = (secret: Buffer, text: string, query: string): Either.Either<CursorPosition, InvalidRequest> => {
+export const decodeCursor = (secret: Buffer, text: string, query: string): Result.Result<CursorPosition, InvalidRequest> => {
   const [body, mac, extra] = text.split(".")
-  if (!body || !mac || extra !== undefined) return Either.left(malformed())
+  if (!body || !mac || extra !== undefined) return Result.fail(malformed())
   const expected = sign(secret, body)
   const given = Buffer.from(mac, "base64url")
   // Only the canonical spelling counts: spare bits of the last character must not yield a second valid cursor.
-  if (given.toString("base64url") !== mac) return Either.left(malformed())
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return Either.left(malformed())
+  if (given.toString("base64url") !== mac) return Result.fail(malformed())
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return Result.fail(malformed())
   let payload: { d?: unknown; k?: unknown; q?: unknown }
   try {
     payload = JSON.parse(Buffer.from(body, "base64url").toString("utf8"))
   } catch {
-    return Either.left(malformed())
+    return Result.fail(malformed())
   }
   if (payload.q !== query) {
-    return Either.left(
+    return Result.fail(
       invalid("The cursor belongs to a different query: send the same filters, sort and search as the request that returned it.", "CURSOR_QUERY_MISMATCH")
     )
   }
   const key = payload.k
   const validKey = key === null || (Array.isArray(key) && key.length === 2 && typeof key[1] === "string")
-  if ((payload.d !== "n" && payload.d !== "p") || !validKey) return Either.left(malformed())
-  return Either.right({
+  if ((payload.d !== "n" && payload.d !== "p") || !validKey) return Result.fail(malformed())
+  return Result.succeed({
     direction: payload.d === "n" ? "next" : "previous",
     key: key as CursorPosition["key"],
     query

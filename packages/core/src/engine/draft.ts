@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { type FieldErrors, invalid, type InvalidRequest, type Unprocessable, unprocessable } from "../errors.js"
 import type { AnyField, Fields } from "./field.js"
 import type { ChildCollection, ChildDraft, Computed, Draft, Row } from "./resource.js"
@@ -72,10 +72,10 @@ export const applyChildren = (
   collection: ChildCollection,
   sent: ReadonlyArray<Row> | undefined,
   current: ReadonlyArray<Row> | undefined
-): Either.Either<ReadonlyArray<ChildDraft>, DraftError> => {
+): Result.Result<ReadonlyArray<ChildDraft>, DraftError> => {
   const existing = current ?? []
   if (sent === undefined) {
-    return Either.right(existing.map((child) => ({ id: child.id as string, current: child, values: childState(collection.fields, child) })))
+    return Result.succeed(existing.map((child) => ({ id: child.id as string, current: child, values: childState(collection.fields, child) })))
   }
   const byId = new Map(existing.map((child) => [String(child.id), child]))
   const seen = new Set<string>()
@@ -103,12 +103,12 @@ export const applyChildren = (
   })
   if (Object.keys(missing).length > 0) {
     const summary = Object.keys(missing).map((name) => `${name} is required`).join("; ")
-    return Either.left(invalid(`Invalid request body: ${summary}`, "INVALID_BODY", missing as FieldErrors))
+    return Result.fail(invalid(`Invalid request body: ${summary}`, "INVALID_BODY", missing as FieldErrors))
   }
   if (Object.keys(unknown).length > 0) {
-    return Either.left(unprocessable(`An item id does not belong to this record`, unknown as FieldErrors, "UNKNOWN_ITEM"))
+    return Result.fail(unprocessable(`An item id does not belong to this record`, unknown as FieldErrors, "UNKNOWN_ITEM"))
   }
-  return Either.right(drafts)
+  return Result.succeed(drafts)
 }
 
 /** Merges what `compute` returned into the draft: header values, and per collection each child's by position. */

@@ -1,6 +1,9 @@
 import { Schema } from "effect"
 import type { FieldType, FilterField, Operator } from "./fields.js"
 
+/** A schema of any value that needs no services to decode or encode: what fields, inputs and answers are. */
+export type AnySchema = Schema.Codec<any, any>
+
 /** How a value is stored and cast when written: column names and casts come only from declarations. */
 export type ColumnType = "text" | "uuid" | "numeric" | "date" | "timestamptz" | "boolean" | "jsonb" | "integer"
 
@@ -16,7 +19,7 @@ export type PatchMode =
 
 export interface FieldInput {
   /** The wire schema clients send (constraints on its encoded side, so OpenAPI and MCP show them). */
-  readonly schema: Schema.Schema<any, any>
+  readonly schema: AnySchema
   readonly on: InputRole
   /** Required on create (never on update). */
   readonly required: boolean
@@ -91,9 +94,9 @@ export interface Field<R = unknown, I = unknown> {
   readonly _R?: R
   readonly _I?: I
   /** The record's schema for this field; absent when the record does not answer it (stored keys, input-only fields). */
-  readonly output?: Schema.Schema<any, any>
+  readonly output?: AnySchema
   /** How the stored value (what the driver returns) decodes into the record value; defaults to `output`. */
-  readonly read?: Schema.Schema<any, any>
+  readonly read?: AnySchema
   readonly column?: FieldColumn
   readonly input?: FieldInput
   /** Filter (and sort) on this field; type and nullability are inferred from the column and the input. */
@@ -200,8 +203,16 @@ const filterFrom = (type: FieldType | undefined, nullable: boolean, option: bool
   }
 }
 
-const describe = (schema: Schema.Schema<any, any>, description: string | undefined): Schema.Schema<any, any> =>
-  description ? schema.annotations({ description }) : schema
+/**
+ * A field's description. JSON Schemas (OpenAPI, MCP tools) show a transformation's encoded side
+ * (a decimal's text), so that side is described too, as the field's own schema rather than the
+ * shared definition its identifier names.
+ */
+const describe = (schema: AnySchema, description: string | undefined): AnySchema => {
+  if (!description) return schema
+  const described = schema.annotate({ description })
+  return schema.ast.encoding === undefined ? described : described.pipe(Schema.annotateEncoded({ description, identifier: undefined }))
+}
 
 /**
  * A stored field: `output` is what the record answers, `inputSchema` what clients
@@ -212,9 +223,9 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
   /** `null` accepted on input (clears the value) although the record never answers null; defaults to `nullable`. */
   readonly clearable?: boolean
   readonly type: ColumnType
-  readonly output: Schema.Schema<R, any>
-  readonly inputSchema?: Schema.Schema<I, any>
-  readonly read?: Schema.Schema<R, any>
+  readonly output: Schema.Codec<R, any>
+  readonly inputSchema?: Schema.Codec<I, any>
+  readonly read?: Schema.Codec<R, any>
   /** SQL read instead of `r.<name>` (the value is still written to the column). */
   readonly select?: string
   /** A jsonb object answered with exactly these keys (null when absent). */
@@ -228,7 +239,7 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
   readonly normalize?: (value: unknown) => unknown
 }): Field<N extends true ? R | null : R, I> => {
   const nullable: boolean = spec.nullable ?? false
-  const output: Schema.Schema<any, any> = nullable ? Schema.NullOr(spec.output) : spec.output
+  const output: AnySchema = nullable ? Schema.NullOr(spec.output) : spec.output
   const role = spec.input ?? "both"
   const filterType = spec.array ? "string" : FILTER_TYPE[spec.type]
   const filter = filterFrom(filterType, nullable, spec.filter ?? !spec.hidden, spec.array ? { array: true } : {})
@@ -240,7 +251,7 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
       ? {}
       : {
         input: {
-          schema: describe((spec.inputSchema ?? spec.output) as Schema.Schema<any, any>, spec.description),
+          schema: describe((spec.inputSchema ?? spec.output) as AnySchema, spec.description),
           on: role,
           required: spec.required ?? false,
           nullable: spec.clearable ?? nullable,
@@ -262,7 +273,7 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
  * A value the create's rules make and its answer shows once (a webhook's signing secret):
  * never stored, so every later read answers `null`.
  */
-export const revealed = <R>(output: Schema.Schema<R, any>, description: string): Field<R | null, never> => ({
+export const revealed = <R>(output: Schema.Codec<R, any>, description: string): Field<R | null, never> => ({
   output: describe(Schema.NullOr(output), description),
   column: { type: "text", sql: "NULL::text", virtual: true },
   revealed: true,
@@ -273,14 +284,14 @@ export const revealed = <R>(output: Schema.Schema<R, any>, description: string):
 export const expression = <R, N extends boolean = false>(spec: {
   readonly sql: string
   readonly type: ColumnType
-  readonly output: Schema.Schema<R, any>
-  readonly read?: Schema.Schema<R, any>
+  readonly output: Schema.Codec<R, any>
+  readonly read?: Schema.Codec<R, any>
   readonly nullable?: N
   readonly filter?: boolean | FilterOptions
   readonly description?: string
 }): Field<N extends true ? R | null : R, never> => {
   const nullable: boolean = spec.nullable ?? false
-  const output: Schema.Schema<any, any> = nullable ? Schema.NullOr(spec.output) : spec.output
+  const output: AnySchema = nullable ? Schema.NullOr(spec.output) : spec.output
   const filter = filterFrom(FILTER_TYPE[spec.type], nullable, spec.filter ?? true, { sql: spec.sql })
   return {
     output: describe(output, spec.description),
@@ -292,7 +303,7 @@ export const expression = <R, N extends boolean = false>(spec: {
 }
 
 /** Not stored, not answered: an input the resource's rules consume (`city` text to match, `installments`). */
-export const inputOnly = <I>(schema: Schema.Schema<I, any>, options: { readonly nullable?: boolean; readonly on?: InputRole; readonly required?: boolean } = {}): Field<never, I> => ({
+export const inputOnly = <I>(schema: Schema.Codec<I, any>, options: { readonly nullable?: boolean; readonly on?: InputRole; readonly required?: boolean } = {}): Field<never, I> => ({
   input: { schema, on: options.on ?? "both", required: options.required ?? false, nullable: options.nullable ?? false, patch: "replace" }
 })
 
@@ -300,11 +311,11 @@ export const inputOnly = <I>(schema: Schema.Schema<I, any>, options: { readonly 
 export const embedOne = <R>(spec: {
   readonly key: string
   readonly resource: () => ResourceRef
-  readonly output: Schema.Schema<R, any>
+  readonly output: Schema.Codec<R, any>
   readonly pick?: Pick
   readonly description?: string
 }): Field<R | null, never> => ({
-  output: describe(Schema.NullOr(spec.output), spec.description) as Schema.Schema<R | null, any>,
+  output: describe(Schema.NullOr(spec.output), spec.description) as Schema.Codec<R | null, any>,
   embed: { kind: "one", key: spec.key, resource: spec.resource, ...(spec.pick ? { pick: spec.pick } : {}) }
 })
 
@@ -312,11 +323,11 @@ export const embedOne = <R>(spec: {
 export const embedMany = <R>(spec: {
   readonly foreignKey: string
   readonly resource: () => ResourceRef
-  readonly output: Schema.Schema<R, any>
+  readonly output: Schema.Codec<R, any>
   readonly pick?: Pick
   readonly description?: string
 }): Field<ReadonlyArray<R>, never> => ({
-  output: describe(Schema.Array(spec.output), spec.description) as Schema.Schema<ReadonlyArray<R>, any>,
+  output: describe(Schema.Array(spec.output), spec.description) as Schema.Codec<ReadonlyArray<R>, any>,
   embed: { kind: "many", foreignKey: spec.foreignKey, resource: spec.resource, ...(spec.pick ? { pick: spec.pick } : {}) }
 })
 
@@ -356,12 +367,12 @@ export const timestamps = () => ({ created_at: timestamp(), updated_at: timestam
 /** A read-only stored field of a catalog (catalogs take no writes). */
 export const stored = <R, N extends boolean = false>(
   type: ColumnType,
-  output: Schema.Schema<R, any>,
+  output: Schema.Codec<R, any>,
   options: { readonly nullable?: N; readonly filter?: boolean | FilterOptions; readonly array?: boolean; readonly description?: string } = {}
 ): Field<N extends true ? R | null : R, never> => column<R, never, N>({ type, output, input: false, ...options })
 
 /** The same field, also taking an input that rules consume (a supplier's `country_code` text, answered as the ISO2 it matched). */
-export const withInput = <R, I>(field: Field<R, never>, schema: Schema.Schema<I, any>, options: { readonly nullable?: boolean } = {}): Field<R, I> => ({
+export const withInput = <R, I>(field: Field<R, never>, schema: Schema.Codec<I, any>, options: { readonly nullable?: boolean } = {}): Field<R, I> => ({
   ...(field as Field<R, unknown>),
   input: { schema, on: "both", required: false, nullable: options.nullable ?? false, patch: "replace" }
 }) as Field<R, I>

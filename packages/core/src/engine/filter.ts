@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { InvalidRequest, invalid } from "../errors.js"
 import { isValidDate, parseDatetime } from "./datetime.js"
 import { textProblem } from "./untrusted-input.js"
@@ -20,35 +20,35 @@ export const isUuid = (text: string): boolean => UUID.test(text)
 const MAX_NUMBER_LENGTH = 40
 
 /** Turns one raw value into the typed value for the field and operator, or says why not. */
-const parseValue = (name: string, field: FilterField, op: Operator, raw: unknown): Either.Either<FilterValue, string> => {
+const parseValue = (name: string, field: FilterField, op: Operator, raw: unknown): Result.Result<FilterValue, string> => {
   if (op === "is_null" || op === "is_not_null") {
-    if (raw === undefined || raw === null || raw === true || raw === "true" || raw === "") return Either.right(true)
-    if (raw === false || raw === "false") return Either.right(false)
-    return Either.left(`${name}[${op}] takes true or false`)
+    if (raw === undefined || raw === null || raw === true || raw === "true" || raw === "") return Result.succeed(true)
+    if (raw === false || raw === "false") return Result.succeed(false)
+    return Result.fail(`${name}[${op}] takes true or false`)
   }
-  if (raw === null || raw === undefined) return Either.left(`${name}[${op}] needs a value`)
+  if (raw === null || raw === undefined) return Result.fail(`${name}[${op}] needs a value`)
   const text = typeof raw === "string" ? raw : typeof raw === "number" || typeof raw === "boolean" ? String(raw) : undefined
-  if (text === undefined) return Either.left(`${name}[${op}] takes a single ${field.type} value`)
+  if (text === undefined) return Result.fail(`${name}[${op}] takes a single ${field.type} value`)
   const problem = textProblem(text)
-  if (problem) return Either.left(`${name} ${problem}`)
+  if (problem) return Result.fail(`${name} ${problem}`)
   switch (field.type) {
     case "string":
-      return Either.right(text)
+      return Result.succeed(text)
     case "number":
-      return NUMBER.test(text.trim()) && text.trim().length <= MAX_NUMBER_LENGTH ? Either.right(text.trim()) : Either.left(`${name} must be a number, got "${text}"`)
+      return NUMBER.test(text.trim()) && text.trim().length <= MAX_NUMBER_LENGTH ? Result.succeed(text.trim()) : Result.fail(`${name} must be a number, got "${text}"`)
     case "boolean":
       return text === "true" || text === "false"
-        ? Either.right(text === "true")
-        : Either.left(`${name} must be true or false, got "${text}"`)
+        ? Result.succeed(text === "true")
+        : Result.fail(`${name} must be true or false, got "${text}"`)
     case "date":
-      return isValidDate(text) ? Either.right(text) : Either.left(`${name} must be a date (YYYY-MM-DD, years 0001 to 9999), got "${text}"`)
+      return isValidDate(text) ? Result.succeed(text) : Result.fail(`${name} must be a date (YYYY-MM-DD, years 0001 to 9999), got "${text}"`)
     case "datetime": {
-      if (isValidDate(text)) return Either.right(text)
+      if (isValidDate(text)) return Result.succeed(text)
       const instant = parseDatetime(text)
-      return instant.ok ? Either.right(text) : Either.left(`${name} ${instant.reason} (or a date, YYYY-MM-DD), got "${text}"`)
+      return instant.ok ? Result.succeed(text) : Result.fail(`${name} ${instant.reason} (or a date, YYYY-MM-DD), got "${text}"`)
     }
     case "uuid":
-      return isUuid(text) ? Either.right(text.toLowerCase()) : Either.left(`${name} must be a UUID, got "${text}"`)
+      return isUuid(text) ? Result.succeed(text.toLowerCase()) : Result.fail(`${name} must be a UUID, got "${text}"`)
   }
 }
 
@@ -59,14 +59,14 @@ export const makeCondition = (
   opText: string,
   raw: unknown,
   parameter: string
-): Either.Either<FilterNode, InvalidRequest> => {
+): Result.Result<FilterNode, InvalidRequest> => {
   const field = Object.prototype.hasOwnProperty.call(fields, name) ? fields[name] : undefined
   if (!field) {
     const known = Object.keys(fields).sort().join(", ")
-    return Either.left(invalid(`Unknown filter field "${name}" in ${parameter}. Filterable fields: ${known}`, "INVALID_FILTER"))
+    return Result.fail(invalid(`Unknown filter field "${name}" in ${parameter}. Filterable fields: ${known}`, "INVALID_FILTER"))
   }
   if (!(OPERATORS as ReadonlyArray<string>).includes(opText)) {
-    return Either.left(invalid(`Unknown filter operator "${opText}" in ${parameter}. Operators: ${OPERATORS.join(", ")}`, "INVALID_FILTER"))
+    return Result.fail(invalid(`Unknown filter operator "${opText}" in ${parameter}. Operators: ${OPERATORS.join(", ")}`, "INVALID_FILTER"))
   }
   const op = opText as Operator
   const allowed = allowedOperators(field)
@@ -74,11 +74,11 @@ export const makeCondition = (
     const why = (op === "is_null" || op === "is_not_null") && !field.nullable
       ? `"${name}" is not nullable, so ${op} does not apply`
       : `operator "${op}" is not allowed for ${field.type} field "${name}"`
-    return Either.left(invalid(`Invalid filter ${parameter}: ${why}. Allowed operators: ${allowed.join(", ")}`, "INVALID_FILTER"))
+    return Result.fail(invalid(`Invalid filter ${parameter}: ${why}. Allowed operators: ${allowed.join(", ")}`, "INVALID_FILTER"))
   }
-  return Either.mapBoth(parseValue(name, field, op, raw), {
-    onLeft: (reason) => invalid(`Invalid filter ${parameter}: ${reason}`, "INVALID_FILTER"),
-    onRight: (value): FilterNode => ({ kind: "condition", field: name, op, value })
+  return Result.mapBoth(parseValue(name, field, op, raw), {
+    onFailure: (reason) => invalid(`Invalid filter ${parameter}: ${reason}`, "INVALID_FILTER"),
+    onSuccess: (value): FilterNode => ({ kind: "condition", field: name, op, value })
   })
 }
 
@@ -108,15 +108,15 @@ export const countConditions = (nodes: ReadonlyArray<FilterNode>): { readonly al
 }
 
 /** 400 when a request's filters ask more than `FILTER_LIMITS` allow. */
-export const checkFilterLimits = (nodes: ReadonlyArray<FilterNode>): Either.Either<void, InvalidRequest> => {
+export const checkFilterLimits = (nodes: ReadonlyArray<FilterNode>): Result.Result<void, InvalidRequest> => {
   const { all, substring } = countConditions(nodes)
   if (all > FILTER_LIMITS.maxConditions) {
-    return Either.left(invalid(`Too many filter conditions: ${all}; at most ${FILTER_LIMITS.maxConditions} per request (bracket and JSON forms together)`, "TOO_MANY_CONDITIONS"))
+    return Result.fail(invalid(`Too many filter conditions: ${all}; at most ${FILTER_LIMITS.maxConditions} per request (bracket and JSON forms together)`, "TOO_MANY_CONDITIONS"))
   }
   if (substring > FILTER_LIMITS.maxSubstringConditions) {
-    return Either.left(invalid(`Too many contains/not_contains conditions: ${substring}; at most ${FILTER_LIMITS.maxSubstringConditions} per request`, "TOO_MANY_CONDITIONS"))
+    return Result.fail(invalid(`Too many contains/not_contains conditions: ${substring}; at most ${FILTER_LIMITS.maxSubstringConditions} per request`, "TOO_MANY_CONDITIONS"))
   }
-  return Either.right(undefined)
+  return Result.succeed(undefined)
 }
 
 const BRACKET = /^([A-Za-z0-9_.]+)(?:\[([A-Za-z_]+)\])?$/
@@ -125,19 +125,19 @@ const BRACKET = /^([A-Za-z0-9_.]+)(?:\[([A-Za-z_]+)\])?$/
 export const parseBracketFilters = (
   fields: Readonly<Record<string, FilterField>>,
   params: ReadonlyArray<readonly [string, string]>
-): Either.Either<ReadonlyArray<FilterNode>, InvalidRequest> => {
+): Result.Result<ReadonlyArray<FilterNode>, InvalidRequest> => {
   if (params.length > FILTER_LIMITS.maxConditions) {
-    return Either.left(invalid(`Too many filter conditions: ${params.length}; at most ${FILTER_LIMITS.maxConditions} per request (bracket and JSON forms together)`, "TOO_MANY_CONDITIONS"))
+    return Result.fail(invalid(`Too many filter conditions: ${params.length}; at most ${FILTER_LIMITS.maxConditions} per request (bracket and JSON forms together)`, "TOO_MANY_CONDITIONS"))
   }
   const conditions: Array<FilterNode> = []
   for (const [key, value] of params) {
     const match = BRACKET.exec(key)
-    if (!match) return Either.left(invalid(`Unknown query parameter "${key}"`, "INVALID_FILTER"))
+    if (!match) return Result.fail(invalid(`Unknown query parameter "${key}"`, "INVALID_FILTER"))
     const parsed = makeCondition(fields, match[1], match[2] ?? "eq", value, `"${key}"`)
-    if (Either.isLeft(parsed)) return Either.left(parsed.left)
-    conditions.push(parsed.right)
+    if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+    conditions.push(parsed.success)
   }
-  return Either.right(conditions)
+  return Result.succeed(conditions)
 }
 
 const MAX_JSON_DEPTH = 4
@@ -150,42 +150,42 @@ const MAX_JSON_CONDITIONS = FILTER_LIMITS.maxConditions
 export const parseJsonFilter = (
   fields: Readonly<Record<string, FilterField>>,
   text: string
-): Either.Either<FilterNode, InvalidRequest> => {
+): Result.Result<FilterNode, InvalidRequest> => {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch {
-    return Either.left(invalid(`The filter parameter is not valid JSON`, "INVALID_FILTER"))
+    return Result.fail(invalid(`The filter parameter is not valid JSON`, "INVALID_FILTER"))
   }
   let count = 0
-  const walk = (node: unknown, depth: number, at: string): Either.Either<FilterNode, InvalidRequest> => {
+  const walk = (node: unknown, depth: number, at: string): Result.Result<FilterNode, InvalidRequest> => {
     if (typeof node !== "object" || node === null || Array.isArray(node)) {
-      return Either.left(invalid(`filter${at} must be an object`, "INVALID_FILTER"))
+      return Result.fail(invalid(`filter${at} must be an object`, "INVALID_FILTER"))
     }
     const record = node as Record<string, unknown>
     if ("conditions" in record || "logic" in record) {
-      if (depth >= MAX_JSON_DEPTH) return Either.left(invalid(`filter nests deeper than ${MAX_JSON_DEPTH} levels`, "INVALID_FILTER"))
+      if (depth >= MAX_JSON_DEPTH) return Result.fail(invalid(`filter nests deeper than ${MAX_JSON_DEPTH} levels`, "INVALID_FILTER"))
       const logic = record.logic ?? "and"
       if (logic !== "and" && logic !== "or") {
-        return Either.left(invalid(`filter${at}.logic must be "and" or "or"`, "INVALID_FILTER"))
+        return Result.fail(invalid(`filter${at}.logic must be "and" or "or"`, "INVALID_FILTER"))
       }
       if (!Array.isArray(record.conditions)) {
-        return Either.left(invalid(`filter${at}.conditions must be an array`, "INVALID_FILTER"))
+        return Result.fail(invalid(`filter${at}.conditions must be an array`, "INVALID_FILTER"))
       }
       const children: Array<FilterNode> = []
       for (const [index, child] of record.conditions.entries()) {
         const parsed = walk(child, depth + 1, `${at}.conditions[${index}]`)
-        if (Either.isLeft(parsed)) return parsed
-        children.push(parsed.right)
+        if (Result.isFailure(parsed)) return parsed
+        children.push(parsed.success)
       }
-      return Either.right({ kind: "group", logic, conditions: children })
+      return Result.succeed({ kind: "group", logic, conditions: children })
     }
     if (++count > MAX_JSON_CONDITIONS) {
-      return Either.left(invalid(`Too many filter conditions: filter has more than ${MAX_JSON_CONDITIONS}; at most ${MAX_JSON_CONDITIONS} per request (bracket and JSON forms together)`, "TOO_MANY_CONDITIONS"))
+      return Result.fail(invalid(`Too many filter conditions: filter has more than ${MAX_JSON_CONDITIONS}; at most ${MAX_JSON_CONDITIONS} per request (bracket and JSON forms together)`, "TOO_MANY_CONDITIONS"))
     }
     const { f, op = "eq", v } = record
-    if (typeof f !== "string") return Either.left(invalid(`filter${at}.f must name a field`, "INVALID_FILTER"))
-    if (typeof op !== "string") return Either.left(invalid(`filter${at}.op must be an operator`, "INVALID_FILTER"))
+    if (typeof f !== "string") return Result.fail(invalid(`filter${at}.f must name a field`, "INVALID_FILTER"))
+    if (typeof op !== "string") return Result.fail(invalid(`filter${at}.op must be an operator`, "INVALID_FILTER"))
     return makeCondition(fields, f, op, v, `filter${at}`)
   }
   return walk(json, 0, "")

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import { type InvalidRequest, invalid } from "../errors.js"
 import { type CursorPosition, decodeCursor, hashQuery } from "./cursor.js"
 import { checkFilterLimits, type FilterNode, parseBracketFilters, parseJsonFilter } from "./filter.js"
@@ -43,38 +43,38 @@ export interface ListShape {
   readonly extraParameters?: ReadonlyArray<string>
 }
 
-export const parseBoolean = (name: string, value: string | undefined): Either.Either<boolean, InvalidRequest> => {
-  if (value === undefined) return Either.right(false)
-  if (value === "true") return Either.right(true)
-  if (value === "false") return Either.right(false)
-  return Either.left(invalid(`${name} must be true or false, got "${value}"`, "INVALID_PARAMETER"))
+export const parseBoolean = (name: string, value: string | undefined): Result.Result<boolean, InvalidRequest> => {
+  if (value === undefined) return Result.succeed(false)
+  if (value === "true") return Result.succeed(true)
+  if (value === "false") return Result.succeed(false)
+  return Result.fail(invalid(`${name} must be true or false, got "${value}"`, "INVALID_PARAMETER"))
 }
 
-const single = (params: QueryParams, name: string): Either.Either<string | undefined, InvalidRequest> => {
+const single = (params: QueryParams, name: string): Result.Result<string | undefined, InvalidRequest> => {
   const values = params.filter(([key]) => key === name).map(([, value]) => value)
-  if (values.length > 1) return Either.left(invalid(`${name} may be given only once`, "INVALID_PARAMETER"))
-  return Either.right(values[0])
+  if (values.length > 1) return Result.fail(invalid(`${name} may be given only once`, "INVALID_PARAMETER"))
+  return Result.succeed(values[0])
 }
 
-const parseLimit = (value: string | undefined): Either.Either<number, InvalidRequest> => {
-  if (value === undefined) return Either.right(DEFAULT_LIMIT)
+const parseLimit = (value: string | undefined): Result.Result<number, InvalidRequest> => {
+  if (value === undefined) return Result.succeed(DEFAULT_LIMIT)
   const limit = /^\d+$/.test(value) ? Number(value) : Number.NaN
   return Number.isInteger(limit) && limit >= 1 && limit <= MAX_LIMIT
-    ? Either.right(limit)
-    : Either.left(invalid(`limit must be an integer from 1 to ${MAX_LIMIT}, got "${value}"`, "INVALID_PARAMETER"))
+    ? Result.succeed(limit)
+    : Result.fail(invalid(`limit must be an integer from 1 to ${MAX_LIMIT}, got "${value}"`, "INVALID_PARAMETER"))
 }
 
-const parseSort = (shape: ListShape, value: string | undefined): Either.Either<ListQuery["sort"], InvalidRequest> => {
-  if (value === undefined) return Either.right(shape.defaultSort)
+const parseSort = (shape: ListShape, value: string | undefined): Result.Result<ListQuery["sort"], InvalidRequest> => {
+  if (value === undefined) return Result.succeed(shape.defaultSort)
   const [field, order = "asc", extra] = value.split(":")
   const sortable = Object.entries(shape.filters).filter(([, spec]) => spec.sortable).map(([name]) => name)
   if (extra !== undefined || (order !== "asc" && order !== "desc")) {
-    return Either.left(invalid(`sort must look like field:asc or field:desc, got "${value}"`, "INVALID_SORT"))
+    return Result.fail(invalid(`sort must look like field:asc or field:desc, got "${value}"`, "INVALID_SORT"))
   }
   if (!sortable.includes(field)) {
-    return Either.left(invalid(`Cannot sort by "${field}". Sortable fields: ${sortable.sort().join(", ")}`, "INVALID_SORT"))
+    return Result.fail(invalid(`Cannot sort by "${field}". Sortable fields: ${sortable.sort().join(", ")}`, "INVALID_SORT"))
   }
-  return Either.right({ field, order })
+  return Result.succeed({ field, order })
 }
 
 /** Reads and validates a list request; the cursor is checked against the query it claims to continue. */
@@ -84,8 +84,8 @@ export const parseListQuery = (
   cursorSecret: Buffer,
   /** The caller's visibility: ANDed into the filter, not echoed, part of the cursor's query. */
   scope?: FilterNode
-): Either.Either<ListQuery, InvalidRequest> =>
-  Either.gen(function* () {
+): Result.Result<ListQuery, InvalidRequest> =>
+  Result.gen(function* () {
     const reserved = new Set<string>([...COMMON_LIST_PARAMETERS, ...(shape.extraParameters ?? [])])
     const limit = yield* parseLimit(yield* single(params, "limit"))
     const sort = yield* parseSort(shape, yield* single(params, "sort"))
@@ -94,17 +94,17 @@ export const parseListQuery = (
     const rawSearch = yield* single(params, "search")
     const search = rawSearch?.trim() ? rawSearch.trim() : undefined
     if (search && search.length > MAX_SEARCH_LENGTH) {
-      return yield* Either.left(invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`, "INVALID_PARAMETER"))
+      return yield* Result.fail(invalid(`search must be at most ${MAX_SEARCH_LENGTH} characters`, "INVALID_PARAMETER"))
     }
     if (search && search.split(/\s+/).length > MAX_SEARCH_WORDS) {
-      return yield* Either.left(invalid(`search must be at most ${MAX_SEARCH_WORDS} words`, "INVALID_PARAMETER"))
+      return yield* Result.fail(invalid(`search must be at most ${MAX_SEARCH_WORDS} words`, "INVALID_PARAMETER"))
     }
     if (search) {
       const problem = textProblem(search)
-      if (problem) return yield* Either.left(invalid(`search ${problem}`, "INVALID_PARAMETER", { search: [problem] }))
+      if (problem) return yield* Result.fail(invalid(`search ${problem}`, "INVALID_PARAMETER", { search: [problem] }))
     }
     if (search && !shape.searchable) {
-      return yield* Either.left(invalid("This list does not support search", "INVALID_PARAMETER"))
+      return yield* Result.fail(invalid("This list does not support search", "INVALID_PARAMETER"))
     }
     const bracketPairs = params.filter(([key]) => !reserved.has(key))
     const bracket = yield* parseBracketFilters(shape.filters, bracketPairs)

@@ -9,16 +9,16 @@ export const Pagination = Schema.Struct({
   current_page_cursor: Schema.NullOr(Schema.String),
   next_cursor: Schema.NullOr(Schema.String),
   previous_cursor: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "Pagination" })
+}).annotate({ identifier: "Pagination" })
 
 export const PageMeta = Schema.Struct({
-  filters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  filters: Schema.Record(Schema.String, Schema.Unknown),
   search: Schema.NullOr(Schema.String),
-  sort: Schema.Struct({ field: Schema.String, order: Schema.Literal("asc", "desc") })
-}).annotations({ identifier: "PageMeta" })
+  sort: Schema.Struct({ field: Schema.String, order: Schema.Literals(["asc", "desc"]) })
+}).annotate({ identifier: "PageMeta" })
 
-export const pageOf = <A, I>(record: Schema.Schema<A, I>, identifier: string) =>
-  Schema.Struct({ data: Schema.Array(record), pagination: Pagination, meta: PageMeta }).annotations({ identifier })
+export const pageOf = <S extends Schema.Top>(record: S, identifier: string) =>
+  Schema.Struct({ data: Schema.Array(record), pagination: Pagination, meta: PageMeta }).annotate({ identifier })
 
 export interface Page<A = unknown> {
   readonly data: ReadonlyArray<A>

@@ -82,7 +82,7 @@ type WriteFailure = Conflict | Unprocessable
  * schema answers them, with embeds and children in place (hidden stored
  * fields included: the engine strips them before answering). Implemented over SQL in `store/`.
  */
-export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository")<ResourceRepository, {
+export class ResourceRepository extends Context.Service<ResourceRepository, {
   /** Rows in walking order: for `previous`, nearest first. */
   readonly page: (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) => Effect.Effect<ReadonlyArray<KeyedRecord>>
   /** A page in the same order as `page`, each record as answered (hidden fields left out), as JSON text. */
@@ -131,4 +131,4 @@ export class ResourceRepository extends Context.Tag("erp/core/ResourceRepository
   readonly writeChildren: (collection: ChildCollection, tenantId: string, parentId: string, plan: ChildPlan) => Effect.Effect<void, WriteFailure>
   /** The next number of a per-tenant sequence (`record_number`): gapless, since it commits or rolls back with the write. */
   readonly nextNumber: (tenantId: string, sequence: string) => Effect.Effect<number>
-}>() {}
+}>()("erp/core/ResourceRepository") {}

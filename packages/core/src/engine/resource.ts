@@ -5,7 +5,7 @@ import type { TaxEngine } from "../tax/engine.js"
 import type { SecretBox } from "../secrets/secret-box.js"
 import type { WebhookSettings } from "../webhooks/settings.js"
 import type { Conflict, Forbidden, InvalidRequest, NotFound, PreconditionFailed, Unprocessable } from "../errors.js"
-import { type AnyField, type ColumnType, FILTER_TYPE, type Fields, type RecordOf, type ResourceRef } from "./field.js"
+import { type AnyField, type AnySchema, type ColumnType, FILTER_TYPE, type Fields, type RecordOf, type ResourceRef } from "./field.js"
 import type { FilterField } from "./fields.js"
 import type { FilterNode } from "./filter.js"
 import type { SortOrder } from "./list-query.js"
@@ -91,7 +91,7 @@ export interface ResourceAction {
   readonly summary: string
   readonly description: string
   /** The request body; absent: the action takes none (or a raw one, below). */
-  readonly input?: Schema.Schema.AnyNoContext
+  readonly input?: AnySchema
   /** A valid `input` body, shown in OpenAPI and on the docs page (required with `input`). */
   readonly example?: Row
   /**
@@ -102,7 +102,7 @@ export interface ResourceAction {
   /** Also a CLI command: `erp import <format> FILE --<option> <id> --tenant T` runs this action on the record. */
   readonly importer?: { readonly format: string; readonly option: string }
   /** The answer; absent: 204 with no body. */
-  readonly output?: Schema.Schema.AnyNoContext
+  readonly output?: AnySchema
   readonly successStatus?: 200 | 201
   /** `false`: the action records no `update` of this record (an import whose created records have their own events). */
   readonly emits?: boolean
@@ -364,7 +364,7 @@ export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaratio
   readonly identifier: string
   readonly idType: "uuid" | "integer"
   /** The record as answered (JSON shape); `R` is its type (see `RecordType`). */
-  readonly record: Schema.Schema<any, any>
+  readonly record: AnySchema
   readonly _record?: R
   readonly filters: Readonly<Record<string, FilterField>>
   /** Stored columns and their types (`id` and timestamps included). */
@@ -377,10 +377,10 @@ export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaratio
   /** `expand[]` paths and what each fills (from `expandable`). */
   readonly expansions: ReadonlyArray<Expansion>
   readonly write?: {
-    readonly createInput: Schema.Schema.AnyNoContext
-    readonly updateInput: Schema.Schema.AnyNoContext
+    readonly createInput: AnySchema
+    readonly updateInput: AnySchema
     /** With `createMany`, the other answer of a create: `{ data: [...] }` (else always the record). */
-    readonly createGroup?: Schema.Schema.AnyNoContext
+    readonly createGroup?: AnySchema
     /** A valid create body: shown in OpenAPI and tool descriptions, used by the generic contract tests. */
     readonly example: Row
     /** Fields of the example that name a record of another resource: tests create one from its own example first. */
@@ -502,11 +502,11 @@ const compileExpansions = (name: string, fields: Fields, children: ReadonlyArray
 const expandableField = (field: AnyField, path: string): AnyField => {
   const embed = field.embed
   if (!embed || embed.kind !== "one" || !field.output) return field
-  const full = Schema.suspend((): Schema.Schema<any, any> => (embed.resource() as AnyResource).record)
+  const full = Schema.suspend((): AnySchema => (embed.resource() as AnyResource).record)
   return {
     ...field,
     read: field.read ?? field.output,
-    output: Schema.Union(field.output, full).annotations({
+    output: Schema.Union([field.output, full]).annotate({
       description: `${field.description ? `${field.description}. ` : ""}The full ${embed.resource().title.toLowerCase()} with \`expand[]=${path}\`, else the embed.`
     })
   }
@@ -574,8 +574,8 @@ export const defineResource = <F extends Fields>(declaration: ResourceDeclaratio
 }
 
 /** The answer of a create that made several records: `{ data: [...] }` in creation order. */
-export const manyOutput = (record: Schema.Schema.AnyNoContext, identifier: string) =>
-  Schema.Struct({ data: Schema.Array(record) }).annotations({
+export const manyOutput = (record: AnySchema, identifier: string) =>
+  Schema.Struct({ data: Schema.Array(record) }).annotate({
     identifier: `${identifier}Group`,
     description: "The records one request created, in order (a group of installments)."
   })

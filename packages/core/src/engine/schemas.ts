@@ -1,5 +1,5 @@
 import { Schema, SchemaAST } from "effect"
-import type { AnyField, Fields } from "./field.js"
+import type { AnyField, AnySchema, Fields } from "./field.js"
 
 /**
  * The schemas a field map derives: the record clients read and the create and
@@ -13,8 +13,8 @@ const entries = (fields: Fields) => Object.entries(fields) as Array<[string, Any
 /** The record as answered: every field with an output, in declaration order. */
 export const recordSchema = (fields: Fields, annotations: { readonly identifier: string; readonly description?: string }) =>
   Schema.Struct(
-    Object.fromEntries(entries(fields).filter(([, field]) => field.output).map(([name, field]) => [name, field.output!]))
-  ).annotations(annotations)
+    Object.fromEntries(entries(fields).flatMap(([name, field]): Array<[string, AnySchema]> => (field.output ? [[name, field.output]] : [])))
+  ).annotate(annotations)
 
 /** Fields the record answers but clients cannot write: sending one is refused by name. */
 export const readOnlyNames = (fields: Fields): ReadonlyArray<string> =>
@@ -24,57 +24,62 @@ export const readOnlyNames = (fields: Fields): ReadonlyArray<string> =>
 export const hiddenNames = (fields: Fields): ReadonlyArray<string> =>
   entries(fields).filter(([, field]) => !field.output && field.read).map(([name]) => name)
 
-const nullable = (field: AnyField, schema: Schema.Schema.Any) => (field.input!.nullable ? Schema.NullOr(schema) : schema)
+const nullable = (field: AnyField, schema: AnySchema): AnySchema => (field.input!.nullable ? Schema.NullOr(schema) : schema)
 
-const childArray = (item: Schema.Schema.Any, spec: NonNullable<AnyField["children"]>, minItems: number) => {
-  const capped = Schema.Array(item).pipe(Schema.maxItems(spec.maxItems, { message: () => `must have at most ${spec.maxItems} items` }))
-  return minItems > 0 ? capped.pipe(Schema.minItems(minItems, { message: () => `must have at least ${minItems} item` })) : capped
+const childArray = (item: AnySchema, spec: NonNullable<AnyField["children"]>, minItems: number): AnySchema => {
+  const capped = Schema.Array(item).check(Schema.isMaxLength(spec.maxItems, { message: `must have at most ${spec.maxItems} items` }))
+  return minItems > 0 ? capped.check(Schema.isMinLength(minItems, { message: `must have at least ${minItems} item` })) : capped
 }
 
 /** What a client sends to create: required fields required, nullable ones clearable, writable children as arrays. */
-export const createInputSchema = (fields: Fields, identifier: string): Schema.Schema.AnyNoContext =>
+export const createInputSchema = (fields: Fields, identifier: string): AnySchema =>
   Schema.Struct(
     Object.fromEntries(
-      entries(fields).flatMap(([name, field]): Array<[string, Schema.Schema.All | Schema.PropertySignature.All]> => {
+      entries(fields).flatMap(([name, field]): Array<[string, AnySchema]> => {
         if (field.children?.writable) {
           const items = childArray(childCreateSchema(field.children.fields, field.children.identifier), field.children, field.children.required ? 1 : 0)
-          return [[name, field.children.required ? items : Schema.optional(items)]]
+          return [[name, field.children.required ? items : Schema.optionalKey(items)]]
         }
         if (!field.input) return []
         const schema = nullable(field, field.input.schema)
-        return [[name, field.input.required ? schema : Schema.optional(schema)]]
+        return [[name, field.input.required ? schema : Schema.optionalKey(schema)]]
       })
     )
-  ).annotations({ identifier: `${identifier}Create` }) as unknown as Schema.Schema.AnyNoContext
+  ).annotate({ identifier: `${identifier}Create` })
 
 /** What a client sends to update: every field optional; children as the complete new list. */
-export const updateInputSchema = (fields: Fields, identifier: string): Schema.Schema.AnyNoContext =>
+export const updateInputSchema = (fields: Fields, identifier: string): AnySchema =>
   Schema.Struct(
     Object.fromEntries(
-      entries(fields).flatMap(([name, field]): Array<[string, Schema.PropertySignature.All]> => {
+      entries(fields).flatMap(([name, field]): Array<[string, AnySchema]> => {
         if (field.children?.writable) {
           const items = childArray(childPatchSchema(field.children.fields, field.children.identifier), field.children, field.children.required ? 1 : 0)
-          return [[name, Schema.optional(items)]]
+          return [[name, Schema.optionalKey(items)]]
         }
         if (!field.input || field.input.on !== "both") return []
-        return [[name, Schema.optional(nullable(field, field.input.schema))]]
+        return [[name, Schema.optionalKey(nullable(field, field.input.schema))]]
       })
     )
-  ).annotations({ identifier: `${identifier}Update` }) as unknown as Schema.Schema.AnyNoContext
+  ).annotate({ identifier: `${identifier}Update` })
 
-const Uuid = Schema.UUID.annotations({ description: "UUID" })
+const UUID_PATTERN = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/
+
+/** A UUID as the store takes it: any hexadecimal 8-4-4-4-12 spelling (`isUUID` also checks version and variant bits). */
+const Uuid = Schema.String.check(
+  Schema.isPattern(UUID_PATTERN, { expected: "a UUID", toJsonSchema: () => ({ format: "uuid", pattern: UUID_PATTERN.source }) })
+).annotate({ description: "UUID" })
 
 /** A new child, as sent inside the parent's create body. */
 export const childCreateSchema = (fields: Fields, identifier: string) =>
   Schema.Struct(
     Object.fromEntries(
-      entries(fields).flatMap(([name, field]): Array<[string, Schema.Schema.All | Schema.PropertySignature.All]> => {
+      entries(fields).flatMap(([name, field]): Array<[string, AnySchema]> => {
         if (!field.input) return []
         const schema = nullable(field, field.input.schema)
-        return [[name, field.input.required ? schema : Schema.optional(schema)]]
+        return [[name, field.input.required ? schema : Schema.optionalKey(schema)]]
       })
     )
-  ).annotations({ identifier: `${identifier}Create` })
+  ).annotate({ identifier: `${identifier}Create` })
 
 /**
  * A child inside an update's complete list: with the `id` of a child it keeps
@@ -83,35 +88,30 @@ export const childCreateSchema = (fields: Fields, identifier: string) =>
  */
 export const childPatchSchema = (fields: Fields, identifier: string) =>
   Schema.Struct({
-    id: Schema.optional(Uuid.annotations({ description: "Id of an existing item to keep and change; omit for a new item" })),
+    id: Schema.optionalKey(Uuid.annotate({ description: "Id of an existing item to keep and change; omit for a new item" })),
     ...Object.fromEntries(
-      entries(fields).flatMap(([name, field]): Array<[string, Schema.PropertySignature.All]> =>
-        field.input ? [[name, Schema.optional(nullable(field, field.input.schema))]] : []
+      entries(fields).flatMap(([name, field]): Array<[string, AnySchema]> =>
+        field.input ? [[name, Schema.optionalKey(nullable(field, field.input.schema))]] : []
       )
     )
-  }).annotations({ identifier: `${identifier}Patch` })
+  }).annotate({ identifier: `${identifier}Patch` })
 
 /** Which side of a schema a value is on: as decoded (what a record answers) or as encoded (what a client sends). */
 export type SchemaSide = "decoded" | "encoded"
 
-/** The node a value of the schema is, seen through refinements, suspensions and (on `side`) transformations. */
+/**
+ * The node a value of the schema is, seen through suspensions and (on the encoded side) its
+ * transformations; checks and the decoded side's transformations are part of the node itself.
+ */
 const unwrap = (ast: SchemaAST.AST, side: SchemaSide): SchemaAST.AST => {
-  switch (ast._tag) {
-    case "Refinement":
-      return unwrap(ast.from, side)
-    case "Suspend":
-      return unwrap(ast.f(), side)
-    case "Transformation":
-      return unwrap(side === "decoded" ? ast.to : ast.from, side)
-    default:
-      return ast
-  }
+  const node = side === "encoded" ? SchemaAST.toEncoded(ast) : ast
+  return node._tag === "Suspend" ? unwrap(node.thunk(), side) : node
 }
 
 /** The keys of the object a schema describes, in order (the first object of a union, as of `T | null`); undefined when none. */
 export const objectKeysOf = (ast: SchemaAST.AST, side: SchemaSide): ReadonlyArray<string> | undefined => {
   const node = unwrap(ast, side)
-  if (node._tag === "TypeLiteral") return node.propertySignatures.map((signature) => String(signature.name))
+  if (node._tag === "Objects") return node.propertySignatures.map((signature) => String(signature.name))
   if (node._tag !== "Union") return undefined
   for (const member of node.types) {
     const keys = objectKeysOf(member, side)
@@ -123,5 +123,5 @@ export const objectKeysOf = (ast: SchemaAST.AST, side: SchemaSide): ReadonlyArra
 /** The element of the array a schema describes; undefined when it is not an array. */
 export const arrayElementOf = (ast: SchemaAST.AST, side: SchemaSide): SchemaAST.AST | undefined => {
   const node = unwrap(ast, side)
-  return node._tag === "TupleType" ? node.rest[0]?.type : undefined
+  return node._tag === "Arrays" ? node.rest[0] : undefined
 }

@@ -40,7 +40,7 @@ const make = Effect.gen(function* () {
 })
 
 /** The generic use cases of every declared resource. */
-export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<ResourceEngine, {
+export class ResourceEngine extends Context.Service<ResourceEngine, {
   readonly list: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
   /** `list` with each record as its JSON text (what the REST list answers, spliced into the page as is). */
   readonly listAnswers: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page<string>, InvalidRequest | Forbidden>
@@ -76,6 +76,6 @@ export class ResourceEngine extends Context.Tag("erp/core/ResourceEngine")<Resou
     body: unknown,
     options?: WriteOptions
   ) => Effect.Effect<unknown, WriteFailure>
-}>() {
+}>()("erp/core/ResourceEngine") {
   static readonly layer: Layer.Layer<ResourceEngine, never, ResourceRepository | UnitsOfWork | CursorSecret | WriteServices> = Layer.effect(ResourceEngine, make)
 }

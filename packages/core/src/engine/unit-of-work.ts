@@ -17,7 +17,7 @@ export interface DomainEvent {
  * operation; the unit of work keeps one per operation and records it before
  * COMMIT, so no write commits without its event and no event without its write.
  */
-export class UnitOfWork extends Context.Tag("erp/core/UnitOfWork")<UnitOfWork, {
+export class UnitOfWork extends Context.Service<UnitOfWork, {
   readonly emit: (event: DomainEvent) => Effect.Effect<void>
   /** Set when the unit runs without a transaction (`run`'s `oneStatement`): its one write is its only statement that writes. */
   readonly oneStatement?: WriteOrigin
@@ -29,7 +29,7 @@ export class UnitOfWork extends Context.Tag("erp/core/UnitOfWork")<UnitOfWork, {
   readonly statementEvent?: (resource: string, action: EventAction) => StatementEvent | undefined
   /** An event a statement recorded: later ones for the same record are dropped, as `emit` drops them. */
   readonly recorded?: (event: DomainEvent) => Effect.Effect<void>
-}>() {}
+}>()("erp/core/UnitOfWork") {}
 
 /** The event a write records in its own statement, with its webhook deliveries (a unit of one statement). */
 export interface StatementEvent {
@@ -46,15 +46,15 @@ export interface StatementEvent {
 export class NeedsTransaction extends Data.TaggedError("NeedsTransaction") {}
 
 /** Fails the unit over to a transaction when it has none: for every write but the unit's last statement. */
-export const inTransactionOnly = <A, E, R>(unit: UnitOfWork["Type"], write: Effect.Effect<A, E, R>): Effect.Effect<A, E | NeedsTransaction, R> =>
+export const inTransactionOnly = <A, E, R>(unit: UnitOfWork["Service"], write: Effect.Effect<A, E, R>): Effect.Effect<A, E | NeedsTransaction, R> =>
   unit.oneStatement ? Effect.fail(new NeedsTransaction()) : write
 
 /** The event a write should record in its own statement, if the unit allows it (else `emit` records it before COMMIT). */
-export const statementEvent = (unit: UnitOfWork["Type"], resource: { readonly name: string; readonly events?: boolean }, action: EventAction): StatementEvent | undefined =>
+export const statementEvent = (unit: UnitOfWork["Service"], resource: { readonly name: string; readonly events?: boolean }, action: EventAction): StatementEvent | undefined =>
   resource.events && unit.statementEvent ? unit.statementEvent(resource.name, action) : undefined
 
 /** Reports the event of a write: recorded by its statement (`event` given), or emitted to be recorded before COMMIT. */
-export const eventWritten = (unit: UnitOfWork["Type"], event: StatementEvent | undefined, resourceId: string): Effect.Effect<void> =>
+export const eventWritten = (unit: UnitOfWork["Service"], event: StatementEvent | undefined, resourceId: string): Effect.Effect<void> =>
   event && unit.recorded
     ? unit.recorded({ resource: event.resource, action: event.action, resourceId })
     : Effect.void
@@ -70,7 +70,7 @@ export interface WriteOrigin {
  * constraint the database enforces becomes a typed error (unique: 409; foreign
  * key, check, not null: 422 naming the field), never a 500.
  */
-export class UnitsOfWork extends Context.Tag("erp/core/UnitsOfWork")<UnitsOfWork, {
+export class UnitsOfWork extends Context.Service<UnitsOfWork, {
   readonly run: <A, E, R>(
     origin: WriteOrigin,
     effect: Effect.Effect<A, E | NeedsTransaction, R>,
@@ -83,4 +83,4 @@ export class UnitsOfWork extends Context.Tag("erp/core/UnitsOfWork")<UnitsOfWork
       readonly oneStatement?: boolean
     }
   ) => Effect.Effect<A, Exclude<E, NeedsTransaction> | Conflict | Unprocessable, Exclude<R, UnitOfWork>>
-}>() {}
+}>()("erp/core/UnitsOfWork") {}

@@ -24,7 +24,7 @@ export const events = defineResource({
     type: stored("text", Schema.String, { filter: true, description: "<resource>.<action>, e.g. products.update" }),
     resource: stored("text", Schema.String, { filter: true }),
     resource_id: stored("text", Schema.String, { filter: true, description: "Id of the record the event is about" }),
-    action: stored("text", Schema.Literal("create", "update", "delete", "restore", "disabled"), {
+    action: stored("text", Schema.Literals(["create", "update", "delete", "restore", "disabled"]), {
       filter: true,
       description: "create, update, delete, restore; disabled for webhook_endpoint.disabled (the server turned an endpoint off)"
     }),

@@ -34,10 +34,10 @@ export type IdempotencyClaim =
  * Idempotency keys per tenant, in the store so that a retry reaching another host finds
  * the first answer. `fingerprint` identifies the request (a hash of method, path and body).
  */
-export class IdempotencyKeys extends Context.Tag("erp/core/IdempotencyKeys")<IdempotencyKeys, {
+export class IdempotencyKeys extends Context.Service<IdempotencyKeys, {
   readonly claim: (tenantId: string, key: string, fingerprint: string) => Effect.Effect<IdempotencyClaim>
   /** Keeps the answer of a claimed key for replay. */
   readonly complete: (tenantId: string, key: string, fingerprint: string, response: StoredResponse) => Effect.Effect<void>
   /** Gives a claimed key up (the request failed in a way a retry may fix): the next try runs again. */
   readonly release: (tenantId: string, key: string, fingerprint: string) => Effect.Effect<void>
-}>() {}
+}>()("erp/core/IdempotencyKeys") {}

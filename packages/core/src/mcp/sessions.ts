@@ -7,7 +7,7 @@ import { mcpSettings } from "../config/variables.js"
  * can serve any request of a session. A session lives while it is used: each request
  * pushes its expiry `idleSeconds` ahead. Ids are random; only their hash is stored.
  */
-export class McpSessions extends Context.Tag("erp/core/McpSessions")<McpSessions, {
+export class McpSessions extends Context.Service<McpSessions, {
   readonly idleSeconds: number
   readonly open: (input: { readonly owner: string; readonly clientName?: string | undefined; readonly protocolVersion?: string | undefined }) => Effect.Effect<string>
   /**
@@ -17,7 +17,7 @@ export class McpSessions extends Context.Tag("erp/core/McpSessions")<McpSessions
   readonly resume: (id: string, owner: string) => Effect.Effect<"resumed" | "foreign" | "missing">
   /** Ends a session; false when there was none. */
   readonly close: (id: string) => Effect.Effect<boolean>
-}>() {}
+}>()("erp/core/McpSessions") {}
 
 /**
  * How long an unused session lives: `given` (an embedding app's option), else

@@ -1,5 +1,5 @@
 import BigNumber from "bignumber.js"
-import { ParseResult, Schema } from "effect"
+import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 
 /** Every amount, quantity and rate carries six fractional digits. */
 export const SCALE = 6
@@ -25,30 +25,31 @@ export const parseDecimal = (text: string): { ok: true; value: string } | { ok: 
 export const decimal = (value: BigNumber.Value) => new Decimal6(value)
 export const formatDecimal = (value: BigNumber.Value) => new Decimal6(value).toFixed(SCALE)
 
-const decimalFrom = (allowNegative: boolean) =>
-  Schema.transformOrFail(Schema.String, Schema.String, {
-    strict: true,
-    decode: (text, _, ast) => {
-      const parsed = parseDecimal(text)
-      if (!parsed.ok) return ParseResult.fail(new ParseResult.Type(ast, text, parsed.reason))
-      if (!allowNegative && parsed.value.startsWith("-")) {
-        return ParseResult.fail(new ParseResult.Type(ast, text, "must not be negative"))
-      }
-      return ParseResult.succeed(parsed.value)
-    },
-    encode: (value) => ParseResult.succeed(value)
-  })
+/** A decimal string as clients write it, checked and brought to six fractional digits on decoding; `docs` describe its encoded side (OpenAPI, MCP). */
+const decimalFrom = (allowNegative: boolean, docs: { readonly identifier: string; readonly description: string }) =>
+  Schema.String.annotate({ ...docs, examples: ["10.500000"] }).pipe(
+    Schema.decodeTo(
+      Schema.String,
+      SchemaTransformation.transformEffect({
+        decode: (text: string) => {
+          const parsed = parseDecimal(text)
+          if (!parsed.ok) return Effect.fail(new SchemaIssue.InvalidValue({ message: parsed.reason }, text))
+          if (!allowNegative && parsed.value.startsWith("-")) return Effect.fail(new SchemaIssue.InvalidValue({ message: "must not be negative" }, text))
+          return Effect.succeed(parsed.value)
+        },
+        encode: (value: string) => Effect.succeed(value)
+      })
+    )
+  )
 
 /** A decimal string, normalised to six fractional digits ("10.5" becomes "10.500000"). */
-export const Decimal = decimalFrom(true).annotations({
+export const Decimal = decimalFrom(true, {
   identifier: "Decimal",
-  description: "Decimal number as a string with up to six fractional digits; answered with exactly six.",
-  examples: ["10.500000"]
+  description: "Decimal number as a string with up to six fractional digits; answered with exactly six."
 })
 
 /** A decimal string that must be zero or more. */
-export const NonNegativeDecimal = decimalFrom(false).annotations({
+export const NonNegativeDecimal = decimalFrom(false, {
   identifier: "NonNegativeDecimal",
-  description: "Non-negative decimal number as a string with up to six fractional digits; answered with exactly six.",
-  examples: ["10.500000"]
+  description: "Non-negative decimal number as a string with up to six fractional digits; answered with exactly six."
 })

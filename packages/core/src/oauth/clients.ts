@@ -12,8 +12,8 @@ const toClient = ({ secret_hash: _secret, ...client }: ClientRow): OAuthClient =
 const newSecret = () => `secret_${randomText(43, BASE62)}`
 
 /** The applications that may ask for tokens: registered with their redirect URIs, authenticated by their secret, revoked. */
-export const makeClients = (repo: OAuthRepository["Type"]) => {
-  const createClient: OAuth["Type"]["createClient"] = ({ name, redirectUris, kind, registration, tenantId }) =>
+export const makeClients = (repo: OAuthRepository["Service"]) => {
+  const createClient: OAuth["Service"]["createClient"] = ({ name, redirectUris, kind, registration, tenantId }) =>
     Effect.gen(function* () {
       if (!name.trim()) return yield* Effect.fail(invalid("A client needs a name", "INVALID_CLIENT_METADATA"))
       if (redirectUris.length === 0) return yield* Effect.fail(invalid("A client needs at least one redirect URI", "INVALID_REDIRECT_URI"))
@@ -35,7 +35,7 @@ export const makeClients = (repo: OAuthRepository["Type"]) => {
       return { client: toClient(row), secret }
     })
 
-  const rotateClientSecret: OAuth["Type"]["rotateClientSecret"] = (tenantId, clientId) =>
+  const rotateClientSecret: OAuth["Service"]["rotateClientSecret"] = (tenantId, clientId) =>
     Effect.gen(function* () {
       const notFound = new NotFound({ message: `OAuth client ${clientId} not found`, code: "CLIENT_NOT_FOUND" })
       if (!isUuid(tenantId)) return yield* Effect.fail(notFound)
@@ -47,7 +47,7 @@ export const makeClients = (repo: OAuthRepository["Type"]) => {
       return { client: toClient(found.value), secret }
     })
 
-  const authenticateClient: OAuth["Type"]["authenticateClient"] = ({ clientId, secret }) =>
+  const authenticateClient: OAuth["Service"]["authenticateClient"] = ({ clientId, secret }) =>
     Effect.gen(function* () {
       const found = yield* repo.findClient(clientId)
       // The same comparison runs for unknown clients, so timing does not tell which client ids exist.
@@ -62,7 +62,7 @@ export const makeClients = (repo: OAuthRepository["Type"]) => {
       return toClient(client)
     })
 
-  const revokeClient: OAuth["Type"]["revokeClient"] = (clientId) =>
+  const revokeClient: OAuth["Service"]["revokeClient"] = (clientId) =>
     Effect.gen(function* () {
       yield* repo.revokeClient(clientId)
       yield* repo.revokeClientTokens(clientId)

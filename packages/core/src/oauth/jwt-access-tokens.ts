@@ -18,7 +18,7 @@ export const looksLikeJwt = (token: string) => /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\
  * identity provider. A JWT of ours names only its user; its grant (scopes, revocation, expiry)
  * is kept server-side under its jti.
  */
-export const makeJwtAccessTokens = (repo: OAuthRepository["Type"], config: OAuthSettings, tenancy: Tenancy["Type"], signingKeys: SigningKeys["Type"]) => {
+export const makeJwtAccessTokens = (repo: OAuthRepository["Service"], config: OAuthSettings, tenancy: Tenancy["Service"], signingKeys: SigningKeys["Service"]) => {
   const externalJwks = config.externalIdp ? createRemoteJWKSet(new URL(config.externalIdp.jwksUrl)) : undefined
 
   const sign = (key: SigningKey, userId: string, audience: string, issuer: string, jti: string) =>

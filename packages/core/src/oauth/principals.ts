@@ -11,7 +11,7 @@ import type { UserInfo } from "./service.js"
 export const unauthenticated = (message: string, code = "INVALID_CREDENTIALS") => new Unauthenticated({ message, code })
 
 /** Who acts with a user's token: the user, in one of their tenants, within their role and the token's scopes. */
-export const makePrincipals = (repo: OAuthRepository["Type"], tenancy: Tenancy["Type"]) => {
+export const makePrincipals = (repo: OAuthRepository["Service"], tenancy: Tenancy["Service"]) => {
   const userPrincipal = (userId: string, tenantId: string | undefined, scopes?: ReadonlyArray<string>) =>
     Effect.gen(function* () {
       const all = yield* repo.memberships(userId)

@@ -82,7 +82,7 @@ export interface PermissionRow {
  * hashes and memberships. Secrets arrive hashed; tenant ids are checked UUIDs. Implemented over SQL
  * in `store/oauth.ts`.
  */
-export class OAuthRepository extends Context.Tag("erp/core/OAuthRepository")<OAuthRepository, {
+export class OAuthRepository extends Context.Service<OAuthRepository, {
   /** Runs `effect` in one transaction (its reads may lock rows). */
   readonly transaction: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
 
@@ -139,4 +139,4 @@ export class OAuthRepository extends Context.Tag("erp/core/OAuthRepository")<OAu
   readonly findSession: (tokenHash: string) => Effect.Effect<Option.Option<{ readonly userId: string; readonly csrf: string }>>
   readonly deleteSession: (tokenHash: string) => Effect.Effect<void>
   readonly deleteUserSessions: (userId: string) => Effect.Effect<void>
-}>() {}
+}>()("erp/core/OAuthRepository") {}

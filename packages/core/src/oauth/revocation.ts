@@ -9,8 +9,8 @@ import type { OAuthRepository } from "./repository.js"
 import type { OAuth } from "./service.js"
 
 /** Ending access: a token by its client (RFC 7009), a grant by the tenant's admins. A refresh token takes its grant with it. */
-export const makeRevocation = (repo: OAuthRepository["Type"], jwt: ReturnType<typeof makeJwtAccessTokens>) => {
-  const revoke: OAuth["Type"]["revoke"] = ({ client, token }, { issuer }) =>
+export const makeRevocation = (repo: OAuthRepository["Service"], jwt: ReturnType<typeof makeJwtAccessTokens>) => {
+  const revoke: OAuth["Service"]["revoke"] = ({ client, token }, { issuer }) =>
     Effect.gen(function* () {
       const isJwt = looksLikeJwt(token)
       const jti = isJwt ? yield* jwt.verifyOurs(token, issuer).pipe(
@@ -26,7 +26,7 @@ export const makeRevocation = (repo: OAuthRepository["Type"], jwt: ReturnType<ty
       yield* row.value.kind === "refresh" ? repo.revokeFamily(row.value.family_id) : repo.revokeToken(row.value.id)
     })
 
-  const revokeGrant: OAuth["Type"]["revokeGrant"] = (tenantId, grantId) =>
+  const revokeGrant: OAuth["Service"]["revokeGrant"] = (tenantId, grantId) =>
     Effect.gen(function* () {
       const notFound = new NotFound({ message: `Grant ${grantId} not found`, code: "GRANT_NOT_FOUND" })
       if (!isUuid(tenantId) || !isUuid(grantId)) return yield* Effect.fail(notFound)

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Grants } from "../auth/principal.js"
 import { ACTIONS, type Action } from "../auth/principal.js"
 import { allResources } from "../resources/index.js"
@@ -23,13 +23,13 @@ export const allScopes = (): ReadonlyArray<string> => {
 }
 
 /** The scopes asked for, or every scope when none is asked (the user's role still bounds the token). */
-export const parseScope = (scope: string | undefined): Either.Either<ReadonlyArray<string>, OAuthError> => {
+export const parseScope = (scope: string | undefined): Result.Result<ReadonlyArray<string>, OAuthError> => {
   const known = new Set(allScopes())
   const asked = (scope ?? "").split(" ").filter((item) => item.length > 0)
-  if (asked.length === 0) return Either.right([...known])
+  if (asked.length === 0) return Result.succeed([...known])
   const unknown = asked.filter((item) => !known.has(item))
-  if (unknown.length > 0) return Either.left(oauthError("invalid_scope", `Unknown scope ${unknown.join(", ")}; scopes look like products:read`))
-  return Either.right([...new Set(asked)].sort())
+  if (unknown.length > 0) return Result.fail(oauthError("invalid_scope", `Unknown scope ${unknown.join(", ")}; scopes look like products:read`))
+  return Result.succeed([...new Set(asked)].sort())
 }
 
 export const grantsFromScopes = (scopes: ReadonlyArray<string>): Grants => {

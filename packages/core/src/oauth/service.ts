@@ -80,7 +80,7 @@ export interface IssuerContext {
 }
 
 /** The authorization server: clients, sign-in, codes, tokens. Implemented in `oauth/authorization-server.ts` over `OAuthRepository`. */
-export class OAuth extends Context.Tag("erp/core/OAuth")<OAuth, {
+export class OAuth extends Context.Service<OAuth, {
   readonly createClient: (input: {
     readonly name: string
     readonly redirectUris: ReadonlyArray<string>
@@ -136,4 +136,4 @@ export class OAuth extends Context.Tag("erp/core/OAuth")<OAuth, {
   readonly jwks: Effect.Effect<{ readonly keys: ReadonlyArray<Record<string, unknown>> }>
   /** Verifies a JWT of ours or of the configured identity provider; the user id it names. */
   readonly verifyJwt: (token: string, context: IssuerContext) => Effect.Effect<{ readonly userId: string; readonly scopes: ReadonlyArray<string> | undefined }, Unauthenticated>
-}>() {}
+}>()("erp/core/OAuth") {}

@@ -62,7 +62,7 @@ const fromConfig = Config.all({
   userClaim: oauthSettings.jwtUserClaim.config
 })
 
-type Configured = Config.Config.Success<typeof fromConfig>
+type Configured = Config.Success<typeof fromConfig>
 
 /** The identity provider the three ERP_JWT_* settings name together; one or two of them alone is a mistake, not "none". */
 const externalIdpOf = (configured: Configured): ExternalIdentityProvider | undefined => {
@@ -97,7 +97,7 @@ const settingsOf = (configured: Configured, overrides: Partial<OAuthSettings>): 
   return { ...settings, publicUrl: normalizePublicUrl(settings.publicUrl), basePath: normalizeBasePath(settings.basePath) }
 }
 
-export class OAuthConfig extends Context.Tag("erp/core/OAuthConfig")<OAuthConfig, OAuthSettings>() {
+export class OAuthConfig extends Context.Service<OAuthConfig, OAuthSettings>()("erp/core/OAuthConfig") {
   /** Read from the `ConfigProvider` in context as the host starts; `overrides` (an embedding app's options, the CLI's flags) win. */
   static layer = (overrides: Partial<OAuthSettings> = {}) =>
     Layer.effect(

@@ -9,8 +9,8 @@ import type { OAuthSettings } from "./settings.js"
 import { newToken, TOKEN_PREFIX } from "./tokens.js"
 
 /** Users' passwords and the sign-in sessions of the panel and the authorization page. */
-export const makeSignIn = (repo: OAuthRepository["Type"], tenancy: Tenancy["Type"], lifetimes: OAuthSettings["lifetimes"]) => {
-  const setPassword: OAuth["Type"]["setPassword"] = (reference, password) =>
+export const makeSignIn = (repo: OAuthRepository["Service"], tenancy: Tenancy["Service"], lifetimes: OAuthSettings["lifetimes"]) => {
+  const setPassword: OAuth["Service"]["setPassword"] = (reference, password) =>
     Effect.gen(function* () {
       const problem = passwordProblem(password)
       if (problem) return yield* Effect.fail(invalid(`The password ${problem}`, "WEAK_PASSWORD"))
@@ -22,7 +22,7 @@ export const makeSignIn = (repo: OAuthRepository["Type"], tenancy: Tenancy["Type
       return user
     })
 
-  const signIn: OAuth["Type"]["signIn"] = (email, password) =>
+  const signIn: OAuth["Service"]["signIn"] = (email, password) =>
     Effect.gen(function* () {
       const found = yield* repo.findPasswordHash(email.trim())
       const stored = Option.isSome(found) ? found.value.password_hash : undefined
@@ -38,7 +38,7 @@ export const makeSignIn = (repo: OAuthRepository["Type"], tenancy: Tenancy["Type
       return Option.some(yield* tenancy.getUser(found.value.id).pipe(Effect.orDie))
     })
 
-  const createSession: OAuth["Type"]["createSession"] = (userId) =>
+  const createSession: OAuth["Service"]["createSession"] = (userId) =>
     Effect.gen(function* () {
       const token = newToken(TOKEN_PREFIX.session)
       const csrf = randomText(32, BASE62)

@@ -24,9 +24,9 @@ export interface Grant {
 
 /** The authorization code flow: codes for a consent, exchanged once (PKCE, the same redirect URI) for tokens. */
 export const makeTokenIssuance = (
-  repo: OAuthRepository["Type"],
+  repo: OAuthRepository["Service"],
   lifetimes: OAuthSettings["lifetimes"],
-  signingKeys: SigningKeys["Type"],
+  signingKeys: SigningKeys["Service"],
   jwt: ReturnType<typeof makeJwtAccessTokens>
 ) => {
   /** Access and refresh token for a grant; for the MCP resource the access token is a JWT. */
@@ -66,7 +66,7 @@ export const makeTokenIssuance = (
       return code
     })
 
-  const exchangeCode: OAuth["Type"]["exchangeCode"] = ({ client, code, redirectUri, codeVerifier, resource }, { issuer }) =>
+  const exchangeCode: OAuth["Service"]["exchangeCode"] = ({ client, code, redirectUri, codeVerifier, resource }, { issuer }) =>
     Effect.gen(function* () {
       // The key is read before the transaction: on the one-connection embedded store a
       // read from outside the transaction would wait for it forever.

@@ -1,4 +1,4 @@
-import { Effect, Either, Option } from "effect"
+import { Effect, Option } from "effect"
 import { hashSecret } from "../auth/tokens.js"
 import type { SigningKeys } from "../store/signing-keys.js"
 import { oauthError } from "./errors.js"
@@ -14,11 +14,11 @@ import type { makeTokenIssuance } from "./token-issuance.js"
  * presented again means the grant leaked: the whole family is revoked.
  */
 export const makeTokenRotation = (
-  repo: OAuthRepository["Type"],
-  signingKeys: SigningKeys["Type"],
+  repo: OAuthRepository["Service"],
+  signingKeys: SigningKeys["Service"],
   issuance: ReturnType<typeof makeTokenIssuance>
 ) => {
-  const refresh: OAuth["Type"]["refresh"] = ({ client, refreshToken, scope, resource }, { issuer }) =>
+  const refresh: OAuth["Service"]["refresh"] = ({ client, refreshToken, scope, resource }, { issuer }) =>
     Effect.gen(function* () {
       const key = yield* signingKeys.current
       const outcome = yield* repo.transaction(
@@ -31,7 +31,7 @@ export const makeTokenRotation = (
           if (row.revoked_at !== null) return yield* Effect.fail(oauthError("invalid_grant", "The refresh token was revoked"))
           if (row.expired) return yield* Effect.fail(oauthError("invalid_grant", "The refresh token expired"))
           const granted = row.scope.split(" ")
-          const asked = scope === undefined ? granted : yield* Either.match(parseScope(scope), { onLeft: Effect.fail, onRight: Effect.succeed })
+          const asked = scope === undefined ? granted : yield* Effect.fromResult(parseScope(scope))
           const beyond = asked.filter((item) => !granted.includes(item))
           if (beyond.length > 0) return yield* Effect.fail(oauthError("invalid_scope", `Not granted originally: ${beyond.join(" ")}`))
           if (resource !== undefined && !sameResource(resource, row.resource)) {

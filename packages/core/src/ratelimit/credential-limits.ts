@@ -35,6 +35,6 @@ export const rateLimitProblem = (value: number): string | undefined =>
  * Counts a credential's requests against its limits. `credential` names it (`key:<id>`,
  * `oauth:<client>:<user>`, `user:<id>`).
  */
-export class CredentialRateLimiter extends Context.Tag("erp/core/CredentialRateLimiter")<CredentialRateLimiter, {
+export class CredentialRateLimiter extends Context.Service<CredentialRateLimiter, {
   readonly hit: (credential: string, limit: CredentialLimit) => Effect.Effect<RateLimitDecision>
-}>() {}
+}>()("erp/core/CredentialRateLimiter") {}

@@ -25,12 +25,12 @@ export interface RateLimitDecision {
  * Counts hits per key. Behind an interface so that any endpoint can use it and
  * several hosts can share one store of counters (the SQL implementation does).
  */
-export class RateLimiter extends Context.Tag("erp/core/RateLimiter")<RateLimiter, {
+export class RateLimiter extends Context.Service<RateLimiter, {
   /** Records one hit for `key` and says whether it is within `rule`. */
   readonly hit: (key: string, rule: RateLimit) => Effect.Effect<RateLimitDecision>
   /** Forgets every hit of `key` (an account's failed sign-ins, once its password was given). */
   readonly reset: (key: string) => Effect.Effect<void>
-}>() {}
+}>()("erp/core/RateLimiter") {}
 
 /** The spec's limits. */
 export const AUTHORIZE_LIMIT: RateLimit = { limit: 20, windowSeconds: 60 }

@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { compact } from "../engine/draft.js"
 import { column, type Field, type FilterOptions, type ResourceRef } from "../engine/field.js"
 import { type FieldType, INT4_MAX } from "../engine/fields.js"
@@ -7,80 +7,99 @@ import type { FieldErrors } from "../errors.js"
 import { unprocessable } from "../errors.js"
 import { Decimal, NonNegativeDecimal } from "../money/decimal.js"
 
-export const Uuid = Schema.UUID.annotations({ description: "UUID" })
+/**
+ * A pattern whose JSON Schema also names a `format`, beside the pattern on the same object
+ * (a `format` annotation would land in an `allOf` of its own, where clients do not look).
+ * Patterns here carry the `u` flag: only Unicode patterns go into a JSON Schema.
+ */
+const isPatternOfFormat = (pattern: RegExp, format: string, annotations: Schema.Annotations.Filter) =>
+  Schema.isPattern(pattern, { ...annotations, toJsonSchema: () => ({ pattern: pattern.source, format }) })
+
+/**
+ * A check with no JSON Schema keyword of its own (a predicate): it says so, and the
+ * annotations a schema gets after it (descriptions) still reach the JSON Schema.
+ */
+const predicate = <T>(check: (value: T) => true | string) => Schema.makeFilter(check, { toJsonSchema: () => [{}, true] as const })
+
+/** Any UUID of the 8-4-4-4-12 hex shape, whatever its version and variant. */
+export const Uuid = Schema.String.check(
+  isPatternOfFormat(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/u, "uuid", { expected: "a UUID" })
+).annotate({ description: "UUID" })
+
+/** A whole number whose later checks (a range) run only once it is whole: one reason per field. */
+export const WholeNumber = Schema.Number.check(Schema.isInt().abort())
 
 /** A catalog id (countries, states, cities): a positive PostgreSQL `integer`, so nothing larger reaches the store. */
-export const Int4Id = Schema.Int.pipe(Schema.between(1, INT4_MAX, { message: () => "must be a positive integer id" }))
+export const Int4Id = WholeNumber.check(Schema.isBetween({ minimum: 1, maximum: INT4_MAX }, { message: "must be a positive integer id" }))
 
 /** Optional and clearable: absent leaves the value alone, `null` clears it. */
-export const clearable = <A, I>(schema: Schema.Schema<A, I>) => Schema.optional(Schema.NullOr(schema))
+export const clearable = <A, I>(schema: Schema.Codec<A, I>) => Schema.optionalKey(Schema.NullOr(schema))
 
 /**
  * Trims what it decodes. Constraints sit on the wire side (`wire`), so OpenAPI and
  * MCP tool schemas show them to clients.
  */
-export const trimmed = (wire: Schema.Schema<string, string>) =>
-  Schema.transform(wire, Schema.String, { strict: true, decode: (text) => text.trim(), encode: (text) => text })
+export const trimmed = (wire: Schema.Codec<string, string>) =>
+  wire.pipe(Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (text: string) => text.trim(), encode: (text: string) => text })))
 
+// Later checks run only once the length passes (`abort`): one reason per field, the first that fails.
 const StringUpTo = (maxLength: number) =>
-  Schema.String.pipe(Schema.maxLength(maxLength, { message: () => `must be at most ${maxLength} characters` }))
+  Schema.String.check(Schema.isMaxLength(maxLength, { message: `must be at most ${maxLength} characters` }).abort())
 
 export const Text = (maxLength: number) => trimmed(StringUpTo(maxLength))
 
 export const RequiredText = (maxLength: number) =>
-  trimmed(StringUpTo(maxLength).pipe(Schema.pattern(/\S/, { message: () => "must not be empty" })))
+  trimmed(StringUpTo(maxLength).check(Schema.isPattern(/\S/u, { message: "must not be empty" })))
 
 /** A code of `count` digits; dots, dashes, slashes and spaces are accepted and dropped. */
 export const Digits = (count: number, label: string) =>
-  Schema.transform(
-    Schema.String.pipe(
-      Schema.pattern(new RegExp(`^\\s*(?:\\d[.\\s/-]*){${count}}$`), { message: () => `must be a ${label} of ${count} digits` })
-    ).annotations({ description: `${label}: ${count} digits (dots, dashes, slashes and spaces are dropped)` }),
-    Schema.String,
-    { strict: true, decode: (text) => text.replace(/\D/g, ""), encode: (text) => text }
+  Schema.String.check(
+    Schema.isPattern(new RegExp(`^\\s*(?:\\d[.\\s/-]*){${count}}$`, "u"), { message: `must be a ${label} of ${count} digits` })
+  ).annotate({ description: `${label}: ${count} digits (dots, dashes, slashes and spaces are dropped)` }).pipe(
+    Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (text: string) => text.replace(/\D/g, ""), encode: (text: string) => text }))
   )
 
 const METADATA_MAX_KEYS = 50
 const METADATA_MAX_BYTES = 16_384
 
 /** Free JSON object; at most 50 keys and 16 KiB. */
-export const Metadata = Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
-  Schema.filter((value) => Object.keys(value).length <= METADATA_MAX_KEYS || `must have at most ${METADATA_MAX_KEYS} keys`),
-  Schema.filter((value) => JSON.stringify(value).length <= METADATA_MAX_BYTES || `must be at most ${METADATA_MAX_BYTES} bytes as JSON`)
-).annotations({ identifier: "Metadata", description: "Free JSON object (at most 50 keys, 16 KiB)." })
+export const Metadata = Schema.Record(Schema.String, Schema.Unknown).check(
+  predicate((value: { readonly [key: string]: unknown }) => Object.keys(value).length <= METADATA_MAX_KEYS || `must have at most ${METADATA_MAX_KEYS} keys`).abort(),
+  predicate((value: { readonly [key: string]: unknown }) => JSON.stringify(value).length <= METADATA_MAX_BYTES || `must be at most ${METADATA_MAX_BYTES} bytes as JSON`)
+).annotate({ identifier: "Metadata", description: "Free JSON object (at most 50 keys, 16 KiB)." })
 
-export const StringList = (item: Schema.Schema<string, string>, maxItems: number) =>
-  Schema.Array(item).pipe(Schema.maxItems(maxItems, { message: () => `must have at most ${maxItems} items` }))
+export const StringList = (item: Schema.Codec<string, string>, maxItems: number) =>
+  Schema.Array(item).check(Schema.isMaxLength(maxItems, { message: `must have at most ${maxItems} items` }))
 
-export const Tags = StringList(RequiredText(64), 50).annotations({ description: "Labels, at most 50 of 64 characters." })
+export const Tags = StringList(RequiredText(64), 50).annotate({ description: "Labels, at most 50 of 64 characters." })
 
+/** Its JSON Schema says `format: email`; the loose pattern it is checked with stays the server's. */
 export const Email = trimmed(
-  StringUpTo(254).pipe(
-    Schema.pattern(/^\s*[^\s@]+@[^\s@]+\.[^\s@]+\s*$/, { message: () => "must be an email address" })
-  ).annotations({ jsonSchema: { format: "email" } })
+  StringUpTo(254).check(
+    Schema.isPattern(/^\s*[^\s@]+@[^\s@]+\.[^\s@]+\s*$/u, { message: "must be an email address", toJsonSchema: () => ({ format: "email" }) })
+  )
 )
 
 export const Url = trimmed(
-  StringUpTo(2048).pipe(
-    Schema.filter((text) => {
+  StringUpTo(2048).check(
+    Schema.makeFilter((text: string) => {
       try {
         const url = new URL(text.trim())
         return url.protocol === "http:" || url.protocol === "https:" || "must be an http or https URL"
       } catch {
         return "must be an http or https URL"
       }
-    }, { jsonSchema: { format: "uri", pattern: "^\\s*https?://" } })
+    }, { toJsonSchema: () => ({ format: "uri", pattern: "^\\s*https?://" }) })
   )
 )
 
-export const DateString = Schema.String.pipe(
-  Schema.pattern(/^\d{4}-\d{2}-\d{2}$/, { message: () => "must be a date (YYYY-MM-DD)" }),
-  Schema.filter((text) => isValidDate(text) || "must be a real calendar date")
+export const DateString = Schema.String.check(
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/u, { message: "must be a date (YYYY-MM-DD)" }).abort(),
+  predicate((text: string) => isValidDate(text) || "must be a real calendar date")
 )
 
-export const CountryCode = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z]{2}$/, { message: () => "must be an ISO 3166-1 alpha-2 code" }),
-  Schema.transform(Schema.String, { strict: true, decode: (code) => code.toUpperCase(), encode: (code) => code })
+export const CountryCode = Schema.String.check(Schema.isPattern(/^[A-Za-z]{2}$/u, { message: "must be an ISO 3166-1 alpha-2 code" })).pipe(
+  Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (code: string) => code.toUpperCase(), encode: (code: string) => code }))
 )
 
 // ---- Field constructors for the kinds business records share ----
@@ -119,7 +138,7 @@ export const choice = <const V extends readonly [string, ...Array<string>], N ex
   column<string, V[number], N>({
     type: "text",
     output: Schema.String,
-    inputSchema: Schema.Literal(...values).annotations({ description: options.description ?? values.join(", ") }),
+    inputSchema: Schema.Literals(values).annotate({ description: options.description ?? values.join(", ") }),
     ...options,
     filter: options.filter ?? true
   })
@@ -143,11 +162,11 @@ export const url = <N extends boolean = true>(options: { readonly nullable?: N; 
   column<string, string, N>({ type: "text", output: Schema.String, inputSchema: Url, nullable: true as N, filter: true, ...options })
 
 /** A list of strings stored as a jsonb array: filters `eq` (has the element) and `contains` (an element contains). */
-export const stringList = (item: Schema.Schema<string, string>, maxItems: number, options: { readonly description?: string; readonly filter?: boolean } = {}) =>
+export const stringList = (item: Schema.Codec<string, string>, maxItems: number, options: { readonly description?: string; readonly filter?: boolean } = {}) =>
   column<ReadonlyArray<string>, ReadonlyArray<string>>({
     type: "jsonb",
     output: Schema.Array(Schema.String),
-    inputSchema: StringList(item, maxItems).annotations(options.description ? { description: options.description } : {}),
+    inputSchema: StringList(item, maxItems).annotate(options.description ? { description: options.description } : {}),
     array: true,
     filter: options.filter ?? true,
     ...(options.description ? { description: options.description } : {})
@@ -166,7 +185,7 @@ export const tags = () =>
 export const metadata = () =>
   column<Readonly<Record<string, unknown>>, Readonly<Record<string, unknown>>>({
     type: "jsonb",
-    output: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+    output: Schema.Record(Schema.String, Schema.Unknown),
     inputSchema: Metadata,
     patch: "merge"
   })
@@ -184,20 +203,20 @@ export const block = <Keys extends Schema.Struct.Fields>(spec: {
   readonly identifier: string
   /** The keys as answered (each nullable). */
   readonly keys: Keys
-  readonly input: Schema.Schema<any, any>
+  readonly input: Schema.Codec<any, any>
   /** The owner's id inside the block (`customer_id`), from the row. */
   readonly owner?: { readonly key: string }
   /** The record's id as the block's `id` too. */
   readonly answersId?: boolean
   /** Keys computed on read, each an SQL expression over the row `r`. */
-  readonly computed?: Readonly<Record<string, { readonly sql: string; readonly schema: Schema.Schema<any, any> }>>
+  readonly computed?: Readonly<Record<string, { readonly sql: string; readonly schema: Schema.Codec<any, any> }>>
   readonly filters?: Readonly<Record<string, FieldType>>
   readonly inputOnlyKeys?: ReadonlyArray<string>
 }) => {
   const computed = spec.computed ?? {}
   const owner = spec.owner?.key
   // Keys the server fills in, never stored: the ids from the row and the computed ones.
-  const derivedKeys: Record<string, Schema.Schema<any, any>> = {
+  const derivedKeys: Record<string, Schema.Codec<any, any>> = {
     ...(spec.answersId ? { id: Schema.String } : {}),
     ...(owner ? { [owner]: Schema.String } : {})
   }
@@ -205,23 +224,25 @@ export const block = <Keys extends Schema.Struct.Fields>(spec: {
     ...derivedKeys,
     ...spec.keys,
     ...Object.fromEntries(Object.entries(computed).map(([name, entry]) => [name, entry.schema]))
-  }).annotations({ identifier: spec.identifier })
+  }).annotate({ identifier: spec.identifier })
   const names = [...Object.keys(derivedKeys), ...Object.keys(spec.keys), ...Object.keys(computed)]
   const derived = [...Object.keys(derivedKeys), ...Object.keys(computed)]
-  const read = Schema.transform(Schema.Unknown, Schema.typeSchema(output), {
-    strict: false,
-    decode: (stored) => Object.fromEntries(names.map((name) => [name, isObject(stored) ? stored[name] ?? null : null])),
-    encode: (value) => value
-  })
+  type Block = Schema.Schema.Type<typeof output>
+  const read = Schema.Unknown.pipe(Schema.decodeTo(
+    Schema.toType(output),
+    SchemaTransformation.transform<Block, unknown>({
+      decode: (stored) => Object.fromEntries(names.map((name) => [name, isObject(stored) ? stored[name] ?? null : null])) as Block,
+      encode: (value) => value
+    })
+  ))
   const extra = [
     ...Object.keys(derivedKeys).map((name) => `'${name}', r.id`),
     ...Object.entries(computed).map(([name, entry]) => `'${name}', ${entry.sql}`)
   ]
-  type Block = Schema.Schema.Type<typeof output>
   return column<Block, unknown>({
     type: "jsonb",
-    output: output as unknown as Schema.Schema<Block, any>,
-    read: read as unknown as Schema.Schema<Block, any>,
+    output,
+    read,
     inputSchema: spec.input,
     clearable: true,
     patch: "merge",
@@ -255,17 +276,17 @@ export class Problems {
 export type { Field }
 
 /** An ISO 8601 datetime with its offset (`Z` or `±hh:mm`), stored and answered in UTC. */
-export const DateTimeString = Schema.transformOrFail(
-  Schema.String.annotations({ description: "ISO 8601 datetime with Z or an offset, e.g. 2024-01-15T13:45:00Z", jsonSchema: { format: "date-time" } }),
-  Schema.String,
-  {
-    strict: true,
-    decode: (text, _, ast) => {
-      const instant = parseDatetime(text)
-      return instant.ok ? ParseResult.succeed(new Date(instant.millis).toISOString()) : ParseResult.fail(new ParseResult.Type(ast, text, instant.reason))
-    },
-    encode: ParseResult.succeed
-  }
+export const DateTimeString = Schema.String.annotate({ description: "ISO 8601 datetime with Z or an offset, e.g. 2024-01-15T13:45:00Z", format: "date-time" }).pipe(
+  Schema.decodeTo(
+    Schema.String,
+    SchemaTransformation.transformEffect({
+      decode: (text: string) => {
+        const instant = parseDatetime(text)
+        return instant.ok ? Effect.succeed(new Date(instant.millis).toISOString()) : Effect.fail(new SchemaIssue.InvalidValue({ message: instant.reason }, text))
+      },
+      encode: (text: string) => Effect.succeed(text)
+    })
+  )
 )
 
 interface PlainOptions<N extends boolean> {
@@ -290,7 +311,7 @@ export const integer = <N extends boolean = false>(options: PlainOptions<N> & { 
   return column<number, number, N>({
     type: "integer",
     output: Schema.Int,
-    inputSchema: Schema.Int.pipe(Schema.between(min, max, { message: () => `must be a whole number from ${min} to ${max}` })),
+    inputSchema: WholeNumber.check(Schema.isBetween({ minimum: min, maximum: max }, { message: `must be a whole number from ${min} to ${max}` })),
     ...rest,
     filter: rest.filter ?? true
   })

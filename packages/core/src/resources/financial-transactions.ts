@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, Schema, SchemaTransformation } from "effect"
 import { column, expression, id, stored, timestamps } from "../engine/field.js"
 import type { ResourceRef } from "../engine/field.js"
 import { type AnyResource, defineResource, type Draft, type RecordType } from "../engine/resource.js"
@@ -59,9 +59,8 @@ export const financialTransactions = defineResource({
     orig_currency_code: column({
       type: "text",
       output: Schema.String,
-      inputSchema: Schema.String.pipe(
-        Schema.pattern(/^[A-Za-z]{3}$/, { message: () => "must be an ISO 4217 code" }),
-        Schema.transform(Schema.String, { strict: true, decode: (code) => code.toUpperCase(), encode: (code) => code })
+      inputSchema: Schema.String.check(Schema.isPattern(/^[A-Za-z]{3}$/u, { message: "must be an ISO 4217 code" })).pipe(
+        Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (code: string) => code.toUpperCase(), encode: (code: string) => code }))
       ),
       nullable: true
     }),

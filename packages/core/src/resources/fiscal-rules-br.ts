@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, Schema, SchemaTransformation } from "effect"
 import { children } from "../engine/children.js"
 import { column, id, stored, timestamp, timestamps } from "../engine/field.js"
 import { type Draft, defineResource, type RecordType } from "../engine/resource.js"
@@ -10,12 +10,12 @@ import type { FiscalRule } from "../tax/engine.js"
 export const KNOWN_TAX_CODES = ["ICMS", "ICMS_ST", "IPI", "PIS", "COFINS", "ISS", "IBS", "CBS", "SALES_TAX"] as const
 
 const Code = (pattern: RegExp, message: string, description: string) =>
-  Schema.String.pipe(Schema.pattern(pattern, { message: () => message })).annotations({ description })
+  Schema.String.check(Schema.isPattern(pattern, { message })).annotate({ description })
 
-const upper = (schema: Schema.Schema<string, string>) =>
-  Schema.transform(schema, Schema.String, { strict: true, decode: (text) => text.trim().toUpperCase(), encode: (text) => text })
+const upper = (schema: Schema.Codec<string, string>) =>
+  schema.pipe(Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (text: string) => text.trim().toUpperCase(), encode: (text: string) => text })))
 
-const codeColumn = (schema: Schema.Schema<string, string>, description: string) =>
+const codeColumn = (schema: Schema.Codec<string, string>, description: string) =>
   column<string, string, true>({ type: "text", output: Schema.String, inputSchema: schema, nullable: true, filter: true, description })
 
 const taxFields = {
@@ -24,7 +24,7 @@ const taxFields = {
   tax_code: column({
     type: "text",
     output: Schema.String,
-    inputSchema: upper(Code(/^\s*[A-Za-z][A-Za-z0-9_]{1,19}\s*$/, "must be a tax code such as ICMS, IPI, PIS, COFINS, ISS, IBS, CBS", `Tax code: ${KNOWN_TAX_CODES.join(", ")} or another`)),
+    inputSchema: upper(Code(/^\s*[A-Za-z][A-Za-z0-9_]{1,19}\s*$/u, "must be a tax code such as ICMS, IPI, PIS, COFINS, ISS, IBS, CBS", `Tax code: ${KNOWN_TAX_CODES.join(", ")} or another`)),
     required: true
   }),
   tax_name: text(100, { nullable: true }),
@@ -69,11 +69,11 @@ export const fiscalRulesBr = defineResource({
     id: id(),
     name: text(200, { required: true, filter: { sortable: true } }),
     description: freeText(2000, {}),
-    ncm_prefix: codeColumn(Code(/^\d{1,8}$/, "must be 1 to 8 digits of an NCM code", "Matches items whose NCM starts with these digits"), "Matches items whose NCM starts with these digits"),
-    cfop: codeColumn(Code(/^\d{4}$/, "must be a CFOP of 4 digits", "CFOP of 4 digits"), "Matches items with this CFOP"),
+    ncm_prefix: codeColumn(Code(/^\d{1,8}$/u, "must be 1 to 8 digits of an NCM code", "Matches items whose NCM starts with these digits"), "Matches items whose NCM starts with these digits"),
+    cfop: codeColumn(Code(/^\d{4}$/u, "must be a CFOP of 4 digits", "CFOP of 4 digits"), "Matches items with this CFOP"),
     operation_type: text(40, { nullable: true, description: "Matches invoices of this operation type" }),
-    origin_state_code: codeColumn(upper(Code(/^\s*[A-Za-z]{2}\s*$/, "must be a two-letter state code", "Two-letter state code")), "Matches invoices from this state"),
-    destination_state_code: codeColumn(upper(Code(/^\s*[A-Za-z]{2}\s*$/, "must be a two-letter state code", "Two-letter state code")), "Matches invoices to this state"),
+    origin_state_code: codeColumn(upper(Code(/^\s*[A-Za-z]{2}\s*$/u, "must be a two-letter state code", "Two-letter state code")), "Matches invoices from this state"),
+    destination_state_code: codeColumn(upper(Code(/^\s*[A-Za-z]{2}\s*$/u, "must be a two-letter state code", "Two-letter state code")), "Matches invoices to this state"),
     priority: integer({ description: "Among matching rules the highest priority wins, then the most specific" }),
     is_active: column({ type: "boolean", output: Schema.Boolean, filter: true, description: "Inactive rules are never applied" }),
     taxes: children({ table: "fiscal_rule_br_taxes", parentKey: "fiscal_rule_id", fields: taxFields, identifier: "FiscalRuleBrTax", maxItems: 20 }),

@@ -1,7 +1,7 @@
 import BigNumber from "bignumber.js"
 import { Schema } from "effect"
 import { decimal, formatDecimal } from "../money/decimal.js"
-import { DateString } from "./common.js"
+import { DateString, WholeNumber } from "./common.js"
 
 /** The most installments one request creates. */
 export const MAX_INSTALLMENTS = 120
@@ -9,26 +9,26 @@ export const MAX_INSTALLMENTS = 120
 /** The highest installment number or count a record may carry (a plan made elsewhere may be longer than ours). */
 export const MAX_INSTALLMENT_POSITION = 999
 
-export const InstallmentPosition = Schema.Int.pipe(
-  Schema.between(1, MAX_INSTALLMENT_POSITION, { message: () => `must be a whole number from 1 to ${MAX_INSTALLMENT_POSITION}` })
+export const InstallmentPosition = WholeNumber.check(
+  Schema.isBetween({ minimum: 1, maximum: MAX_INSTALLMENT_POSITION }, { message: `must be a whole number from 1 to ${MAX_INSTALLMENT_POSITION}` })
 )
 
-const Count = Schema.Int.pipe(Schema.between(1, MAX_INSTALLMENTS, { message: () => `must be a whole number from 1 to ${MAX_INSTALLMENTS}` }))
+const Count = WholeNumber.check(Schema.isBetween({ minimum: 1, maximum: MAX_INSTALLMENTS }, { message: `must be a whole number from 1 to ${MAX_INSTALLMENTS}` }))
 
 /**
  * `installments` on a create: the amount split into `count` records due every
  * `interval_days` or every `interval_months` from `first_due_date`.
  */
 export const InstallmentPlan = Schema.Struct({
-  count: Count.annotations({ description: `How many installments (1 to ${MAX_INSTALLMENTS})` }),
-  first_due_date: DateString.annotations({ description: "Due date of the first installment (YYYY-MM-DD)" }),
-  interval_days: Schema.optional(Schema.Int.pipe(Schema.between(1, 366, { message: () => "must be a whole number from 1 to 366" })).annotations({
+  count: Count.annotate({ description: `How many installments (1 to ${MAX_INSTALLMENTS})` }),
+  first_due_date: DateString.annotate({ description: "Due date of the first installment (YYYY-MM-DD)" }),
+  interval_days: Schema.optionalKey(WholeNumber.check(Schema.isBetween({ minimum: 1, maximum: 366 }, { message: "must be a whole number from 1 to 366" })).annotate({
     description: "Days between due dates (send this or interval_months)"
   })),
-  interval_months: Schema.optional(Schema.Int.pipe(Schema.between(1, 12, { message: () => "must be a whole number from 1 to 12" })).annotations({
+  interval_months: Schema.optionalKey(WholeNumber.check(Schema.isBetween({ minimum: 1, maximum: 12 }, { message: "must be a whole number from 1 to 12" })).annotate({
     description: "Months between due dates, the day kept or moved to the month's last day (send this or interval_days)"
   }))
-}).annotations({ identifier: "InstallmentPlan", description: "Creates the whole group: the amounts split to the cent, the remainder on the last one." })
+}).annotate({ identifier: "InstallmentPlan", description: "Creates the whole group: the amounts split to the cent, the remainder on the last one." })
 export type InstallmentPlan = typeof InstallmentPlan.Type
 
 /** `total` in `count` parts to the cent, the remainder (cents and any sub-cent digits) on the last part. */

@@ -5,7 +5,7 @@ import { datetime, metadata, RequiredText, text, Uuid } from "./common.js"
 
 /** Lower-case codes: `customer`, `sales_order`, `synced`. */
 const Code = (max: number, what: string) =>
-  RequiredText(max).pipe(Schema.filter((value) => /^[a-z][a-z0-9_.-]*$/.test(value) || `must be a lower-case ${what} (letters, digits, _ . -)`))
+  RequiredText(max).check(Schema.makeFilter((value: string) => /^[a-z][a-z0-9_.-]*$/.test(value) || `must be a lower-case ${what} (letters, digits, _ . -)`))
 
 const code = (max: number, what: string, options: { readonly required?: boolean; readonly input?: "both" | "create"; readonly description: string }) =>
   column<string, string>({ type: "text", output: Schema.String, inputSchema: Code(max, what), filter: true, ...options })

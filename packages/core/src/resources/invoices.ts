@@ -16,7 +16,7 @@ import {
 } from "../engine/resource.js"
 import { unprocessable } from "../errors.js"
 import { decimal } from "../money/decimal.js"
-import { block, clearable, date, Digits, Email, freeText, money, Problems, reference, Text, text } from "./common.js"
+import { block, clearable, date, Digits, Email, freeText, money, Problems, reference, Text, text, WholeNumber } from "./common.js"
 import { customers } from "./customers.js"
 import { READINESS_SQL, TAXES_SQL, WARNINGS_SQL } from "./invoice-reads.js"
 import { resolveInvoiceTaxes, TAX_INPUT_FIELDS } from "./invoice-taxes.js"
@@ -51,8 +51,8 @@ const recordBlock = <Keys extends Schema.Struct.Fields>(spec: {
   readonly identifier: string
   readonly owner: string
   readonly keys: Keys
-  readonly input: Schema.Schema<any, any>
-  readonly computed?: Readonly<Record<string, { readonly sql: string; readonly schema: Schema.Schema<any, any> }>>
+  readonly input: Schema.Codec<any, any>
+  readonly computed?: Readonly<Record<string, { readonly sql: string; readonly schema: Schema.Codec<any, any> }>>
   readonly filters?: Readonly<Record<string, FieldType>>
 }) => block({ ...spec, owner: { key: spec.owner }, answersId: true })
 
@@ -70,16 +70,16 @@ const ItemBrDataInput = Schema.Struct({
   ibs_cbs_operation_indicator_code: Code(6),
   ibs_cbs_is_personal_use: clearable(Schema.Boolean),
   cfop: clearable(Digits(4, "CFOP"))
-}).annotations({ identifier: "InvoiceItemBrDataInput" })
+}).annotate({ identifier: "InvoiceItemBrDataInput" })
 
 const ItemUsDataInput = Schema.Struct({
   hts_code: Code(14),
   tax_code: Code(32),
   sales_tax_category: Code(64)
-}).annotations({ identifier: "InvoiceItemUsDataInput" })
+}).annotate({ identifier: "InvoiceItemUsDataInput" })
 
-const keysOf = <K extends string>(names: ReadonlyArray<K>, schema: Schema.Schema<any, any> = nullable(Schema.String)) =>
-  Object.fromEntries(names.map((name) => [name, schema])) as Record<K, Schema.Schema<any, any>>
+const keysOf = <K extends string>(names: ReadonlyArray<K>, schema: Schema.Codec<any, any> = nullable(Schema.String)) =>
+  Object.fromEntries(names.map((name) => [name, schema])) as Record<K, Schema.Codec<any, any>>
 
 const itemBrKeys = {
   ...keysOf(["ncm_code", "cest_code", "federal_service_code", "city_service_code", "nbs_code", "cnae_code", "ibs_cbs_cst", "ibs_cbs_classification", "ibs_cbs_operation_indicator_code"]),
@@ -101,7 +101,7 @@ const TaxRecord = Schema.Struct({
   is_included: Schema.Boolean,
   source: Schema.String,
   position: Schema.Int
-}).annotations({ identifier: "InvoiceTax" })
+}).annotate({ identifier: "InvoiceTax" })
 
 const Warning = Schema.Struct({
   item_id: Schema.String,
@@ -110,7 +110,7 @@ const Warning = Schema.Struct({
   message: Schema.String,
   tax_resolution_id: nullable(Schema.String),
   changed_fields: Schema.Array(Schema.Struct({ entity: Schema.String, field: Schema.String, snapshot_value: Schema.Unknown, current_value: Schema.Unknown }))
-}).annotations({ identifier: "InvoiceWarning" })
+}).annotate({ identifier: "InvoiceWarning" })
 
 const items = children({
   table: "invoice_items",
@@ -174,9 +174,9 @@ const LONG = new Set(["submission_xml", "response_xml", "cancel_processing_messa
 const BrDataInput = Schema.Struct({
   ...Object.fromEntries(BR_TEXT.map((name) => [name, name === "receiver_email" ? clearable(Email) : Code(LONG.has(name) ? 1_000_000 : 500)])),
   receiver_state_registration_exempt: clearable(Schema.Boolean)
-}).annotations({ identifier: "InvoiceBrDataInput" })
+}).annotate({ identifier: "InvoiceBrDataInput" })
 
-const Readiness = Schema.Struct({ ready: Schema.Boolean, blockers: Schema.Array(Schema.String) }).annotations({ identifier: "TransmissionReadiness" })
+const Readiness = Schema.Struct({ ready: Schema.Boolean, blockers: Schema.Array(Schema.String) }).annotate({ identifier: "TransmissionReadiness" })
 
 /** Geography fields matched against the catalogs (spec 422 case 1): stored as the catalog's codes. */
 const resolveGeography = (draft: Draft, context: WriteContext) =>
@@ -350,7 +350,7 @@ const recalculateTaxes: ResourceAction = {
   summary: "Recalculate an invoice's taxes",
   description: "Computes the taxes again from the products' current fiscal data and the tenant's fiscal rules, refreshing each item's " +
     "snapshot (tax_resolution_id) and so clearing stale_tax_resolution warnings. Answers the invoice. 422 once issued (items and totals are frozen).",
-  output: Schema.suspend((): Schema.Schema<any, any> => invoices.record),
+  output: Schema.suspend((): Schema.Codec<any, any> => invoices.record),
   run: (context) =>
     context.store.updateRecord(context.resource, String(context.current.id), {
       items: ((context.current.items as ReadonlyArray<Row> | undefined) ?? []).map((item) => ({ id: item.id }))
@@ -371,9 +371,9 @@ export const invoices = defineResource({
     series: text(10, { nullable: true }),
     status: column({
       type: "text",
-      output: Schema.Literal(...INVOICE_STATUSES),
-      read: Schema.String as unknown as Schema.Schema<(typeof INVOICE_STATUSES)[number], any>,
-      inputSchema: Schema.Literal(...INVOICE_STATUSES),
+      output: Schema.Literals(INVOICE_STATUSES),
+      read: Schema.String as Schema.Codec<(typeof INVOICE_STATUSES)[number], any>,
+      inputSchema: Schema.Literals(INVOICE_STATUSES),
       filter: { sortable: true },
       description: "draft (initial), issued (items and totals frozen), cancelled"
     }),
@@ -413,8 +413,8 @@ export const invoices = defineResource({
       identifier: "InvoiceUsData",
       owner: "invoice_id",
       keys: { net_terms: nullable(Schema.Int) },
-      input: Schema.Struct({ net_terms: clearable(Schema.Int.pipe(Schema.between(0, 3650, { message: () => "must be a whole number of days from 0 to 3650" }))) })
-        .annotations({ identifier: "InvoiceUsDataInput" })
+      input: Schema.Struct({ net_terms: clearable(WholeNumber.check(Schema.isBetween({ minimum: 0, maximum: 3650 }, { message: "must be a whole number of days from 0 to 3650" }))) })
+        .annotate({ identifier: "InvoiceUsDataInput" })
     }),
     warnings: expression({ sql: WARNINGS_SQL, type: "jsonb", output: Schema.Array(Warning), description: "stale_tax_resolution: a product's fiscal data changed after an item's taxes were computed" }),
     deleted_by_user_id: stored("uuid", Schema.String, { nullable: true }),

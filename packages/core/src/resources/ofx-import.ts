@@ -11,13 +11,13 @@ export const MAX_OFX_BYTES = 4 * 1024 * 1024
 
 export const OfxImportSummary = Schema.Struct({
   account_id: Schema.String,
-  imported: Schema.Int.annotations({ description: "Transactions created" }),
-  duplicates: Schema.Int.annotations({ description: "Lines already imported (same FITID in this account), left alone" }),
-  corrected: Schema.Int.annotations({ description: "Earlier transactions replaced or deleted by a CORRECTACTION line" }),
-  skipped: Schema.Array(Schema.Struct({ fitid: Schema.String, reason: Schema.String })).annotations({
+  imported: Schema.Int.annotate({ description: "Transactions created" }),
+  duplicates: Schema.Int.annotate({ description: "Lines already imported (same FITID in this account), left alone" }),
+  corrected: Schema.Int.annotate({ description: "Earlier transactions replaced or deleted by a CORRECTACTION line" }),
+  skipped: Schema.Array(Schema.Struct({ fitid: Schema.String, reason: Schema.String })).annotate({
     description: "Lines not applied, with why (a correction of an allocated transaction)"
   })
-}).annotations({ identifier: "OfxImportSummary" })
+}).annotate({ identifier: "OfxImportSummary" })
 
 /** How many FITIDs one lookup asks for. */
 const LOOKUP_CHUNK = 200
@@ -82,7 +82,7 @@ const run = (context: ActionContext, content: unknown) =>
       const rows = yield* store.findMany(transactions, byFitids(accountId, chunk), { limit: chunk.length, withDeleted: true })
       for (const row of rows) known.set(String(row.fitid), row)
     }
-    const find = (fitid: string) => Effect.succeed(Option.fromNullable(known.get(fitid)))
+    const find = (fitid: string) => Effect.succeed(Option.fromNullishOr(known.get(fitid)))
     let imported = 0
     let duplicates = 0
     let corrected = 0

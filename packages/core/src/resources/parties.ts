@@ -41,35 +41,35 @@ export const PartyBrDataInput = Schema.Struct({
   ie_exempt: clearable(Schema.Boolean),
   im: clearable(Text(20)),
   suframa: clearable(Text(12)),
-  tax_regime: clearable(Schema.Literal("simples_nacional", "simples_nacional_excesso", "mei", "lucro_presumido", "lucro_real", "other")),
+  tax_regime: clearable(Schema.Literals(["simples_nacional", "simples_nacional_excesso", "mei", "lucro_presumido", "lucro_real", "other"])),
   cnae_primary: clearable(Cnae),
   cnae_secondary: clearable(StringList(Cnae, 99)),
   nire: clearable(Text(11)),
   pix_key: clearable(Text(77)),
-  pix_key_type: clearable(Schema.Literal("cpf", "cnpj", "email", "phone", "random")),
+  pix_key_type: clearable(Schema.Literals(["cpf", "cnpj", "email", "phone", "random"])),
   address_number: clearable(Text(20)),
   address_district: clearable(Text(100))
-}).annotations({ identifier: "PartyBrDataInput" })
+}).annotate({ identifier: "PartyBrDataInput" })
 
 export const PartyUsDataInput = Schema.Struct({
   w9_on_file: clearable(Schema.Boolean),
   w9_received_date: clearable(DateString),
-  naics_code: clearable(Schema.String.pipe(Schema.pattern(/^\d{2,6}$/, { message: () => "must be a NAICS code of 2 to 6 digits" }))),
-  sic_code: clearable(Schema.String.pipe(Schema.pattern(/^\d{4}$/, { message: () => "must be a SIC code of 4 digits" }))),
+  naics_code: clearable(Schema.String.check(Schema.isPattern(/^\d{2,6}$/u, { message: "must be a NAICS code of 2 to 6 digits" }))),
+  sic_code: clearable(Schema.String.check(Schema.isPattern(/^\d{4}$/u, { message: "must be a SIC code of 4 digits" }))),
   tax_classification: clearable(Text(64)),
   sales_tax_exempt: clearable(Schema.Boolean),
   sales_tax_exempt_certificate: clearable(Text(64)),
   sales_tax_exempt_expiry: clearable(DateString),
   resale_certificate: clearable(Text(64)),
   state_tax_id: clearable(Text(32)),
-  state_of_incorporation: clearable(Schema.String.pipe(Schema.pattern(/^[A-Z]{2}$/, { message: () => "must be a two-letter state code" }))),
-  duns_number: clearable(Schema.String.pipe(Schema.pattern(/^\d{9}$/, { message: () => "must be a D-U-N-S number of 9 digits" }))),
-  cage_code: clearable(Schema.String.pipe(Schema.pattern(/^[A-Z0-9]{5}$/, { message: () => "must be a CAGE code of 5 characters" }))),
+  state_of_incorporation: clearable(Schema.String.check(Schema.isPattern(/^[A-Z]{2}$/u, { message: "must be a two-letter state code" }))),
+  duns_number: clearable(Schema.String.check(Schema.isPattern(/^\d{9}$/u, { message: "must be a D-U-N-S number of 9 digits" }))),
+  cage_code: clearable(Schema.String.check(Schema.isPattern(/^[A-Z0-9]{5}$/u, { message: "must be a CAGE code of 5 characters" }))),
   bank_name: clearable(Text(100)),
-  routing_number: clearable(Schema.String.pipe(Schema.pattern(/^\d{9}$/, { message: () => "must be an ABA routing number of 9 digits" }))),
+  routing_number: clearable(Schema.String.check(Schema.isPattern(/^\d{9}$/u, { message: "must be an ABA routing number of 9 digits" }))),
   ach_authorized: clearable(Schema.Boolean),
   ach_authorization_date: clearable(DateString)
-}).annotations({ identifier: "PartyUsDataInput" })
+}).annotate({ identifier: "PartyUsDataInput" })
 
 const brKeys = {
   ie: nullable(Schema.String),
@@ -107,11 +107,11 @@ const usKeys = {
 }
 
 const Phone = trimmed(
-  Schema.String.pipe(Schema.pattern(/^\s*\+?[0-9()\s.-]{6,30}\s*$/, { message: () => "must be a phone number (digits, spaces, + ( ) . -)" }))
+  Schema.String.check(Schema.isPattern(/^\s*\+?[0-9()\s.-]{6,30}\s*$/u, { message: "must be a phone number (digits, spaces, + ( ) . -)" }))
 )
 
 /** Country text as clients send it: ISO2, ISO3, numeric code or name. */
-export const CountryText = RequiredText(100).annotations({ description: "Country ISO2, ISO3, numeric code or name (en, pt, es)" })
+export const CountryText = RequiredText(100).pipe(Schema.annotateEncoded({ description: "Country ISO2, ISO3, numeric code or name (en, pt, es)" }))
 
 export const GeoId = Int4Id
 
@@ -135,7 +135,7 @@ export const partyFields = <Country extends Record<string, unknown>>(owner: stri
   address_line2: freeText(255),
   city: withInput(
     embedOne({ key: "city_id", resource: () => cities, output: Schema.Struct({ id: Schema.Int, name: Schema.String }), pick: ["id", "name"] }),
-    RequiredText(100).annotations({ description: "City name, matched within the state (accent- and case-insensitive)" }),
+    RequiredText(100).pipe(Schema.annotateEncoded({ description: "City name, matched within the state (accent- and case-insensitive)" })),
     { nullable: true }
   ),
   state: withInput(
@@ -145,7 +145,7 @@ export const partyFields = <Country extends Record<string, unknown>>(owner: stri
       output: Schema.Struct({ id: Schema.Int, state_code: Schema.String, name: Schema.String }),
       pick: ["id", "state_code", "name"]
     }),
-    RequiredText(100).annotations({ description: "State code or name, matched within the country" }),
+    RequiredText(100).pipe(Schema.annotateEncoded({ description: "State code or name, matched within the country" })),
     { nullable: true }
   ),
   ...country,

@@ -26,16 +26,16 @@ const nullable = Schema.NullOr
 const BrDataInput = Schema.Struct({
   ncm_code: clearable(Digits(8, "NCM code")),
   cest_code: clearable(Digits(7, "CEST code")),
-  origin: clearable(Schema.String.pipe(Schema.pattern(/^[0-8]$/, { message: () => "must be an ICMS origin digit from 0 to 8" }))),
+  origin: clearable(Schema.String.check(Schema.isPattern(/^[0-8]$/u, { message: "must be an ICMS origin digit from 0 to 8" }))),
   extipi: clearable(Text(3)),
   ibs_cbs_cst: clearable(Text(3)),
   ibs_cbs_classification: clearable(Text(6)),
   ibs_cbs_operation_indicator_code: clearable(Text(6)),
   ibs_cbs_is_personal_use: clearable(Schema.Boolean),
-  unit_of_measure: clearable(Text(64)).annotations({
+  unit_of_measure: Schema.optionalKey(Schema.NullOr(Text(64)).annotate({
     description: "Deprecated: use unit_of_measurement_id. A unit id or code; must match unit_of_measurement_id when both are sent."
-  })
-}).annotations({ identifier: "ProductBrDataInput" })
+  }))
+}).annotate({ identifier: "ProductBrDataInput" })
 
 const UsDataInput = Schema.Struct({
   hts_code: clearable(Text(14)),
@@ -45,7 +45,7 @@ const UsDataInput = Schema.Struct({
   sales_tax_category: clearable(Text(64)),
   country_of_origin: clearable(CountryCode),
   upc_code: clearable(Digits(12, "UPC-A code"))
-}).annotations({ identifier: "ProductUsDataInput" })
+}).annotate({ identifier: "ProductUsDataInput" })
 
 const UnitEmbed = Schema.Struct({ id: Schema.String, code: Schema.String, symbol: Schema.NullOr(Schema.String) })
 

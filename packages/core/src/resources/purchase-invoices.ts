@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { children } from "../engine/children.js"
 import { column, embedMany, embedOne, id, inputOnly, type ResourceRef, stored, timestamp, timestamps, withInput } from "../engine/field.js"
 import { type AnyResource, type Computed, type Draft, defineResource, type RecordType, type Row, type WriteContext, type WriteHookContext } from "../engine/resource.js"
@@ -21,35 +21,35 @@ export const accessKeyCheckDigit = (first43: string): number => {
 }
 
 /** A 44-digit NF-e access key (spaces and dots dropped) whose check digit is right. */
-export const AccessKey = Schema.transformOrFail(
-  Schema.String.annotations({ description: "NF-e access key: 44 digits (spaces and dots are dropped); the check digit is verified" }),
-  Schema.String,
-  {
-    strict: true,
-    decode: (text, _, ast) => {
-      const digits = text.replace(/[\s.]/g, "")
-      if (!/^\d{44}$/.test(digits)) return ParseResult.fail(new ParseResult.Type(ast, text, "must be an NF-e access key of 44 digits"))
-      return accessKeyCheckDigit(digits.slice(0, 43)) === Number(digits[43])
-        ? ParseResult.succeed(digits)
-        : ParseResult.fail(new ParseResult.Type(ast, text, "has a wrong check digit (the 44th digit)"))
-    },
-    encode: ParseResult.succeed
-  }
+export const AccessKey = Schema.String.annotate({ description: "NF-e access key: 44 digits (spaces and dots are dropped); the check digit is verified" }).pipe(
+  Schema.decodeTo(
+    Schema.String,
+    SchemaTransformation.transformEffect({
+      decode: (text: string) => {
+        const digits = text.replace(/[\s.]/g, "")
+        if (!/^\d{44}$/.test(digits)) return Effect.fail(new SchemaIssue.InvalidValue({ message: "must be an NF-e access key of 44 digits" }, text))
+        return accessKeyCheckDigit(digits.slice(0, 43)) === Number(digits[43])
+          ? Effect.succeed(digits)
+          : Effect.fail(new SchemaIssue.InvalidValue({ message: "has a wrong check digit (the 44th digit)" }, text))
+      },
+      encode: (text: string) => Effect.succeed(text)
+    })
+  )
 )
 
 const PlanItem = Schema.Struct({
   amount: NonNegativeDecimal,
   due_date: DateString,
-  description: Schema.optional(Schema.NullOr(Text(500))),
-  financial_account_id: Schema.optional(Schema.NullOr(Uuid)),
-  payment_method_id: Schema.optional(Schema.NullOr(Uuid)),
-  reference_code: Schema.optional(Schema.NullOr(Text(100)))
-}).annotations({ identifier: "PurchaseInvoicePayablePlan" })
+  description: Schema.optionalKey(Schema.NullOr(Text(500))),
+  financial_account_id: Schema.optionalKey(Schema.NullOr(Uuid)),
+  payment_method_id: Schema.optionalKey(Schema.NullOr(Uuid)),
+  reference_code: Schema.optionalKey(Schema.NullOr(Text(100)))
+}).annotate({ identifier: "PurchaseInvoicePayablePlan" })
 
-const PayablesPlan = Schema.Array(PlanItem).pipe(
-  Schema.minItems(1, { message: () => "must have at least 1 item" }),
-  Schema.maxItems(MAX_INSTALLMENTS, { message: () => `must have at most ${MAX_INSTALLMENTS} items` })
-).annotations({
+const PayablesPlan = Schema.Array(PlanItem).check(
+  Schema.isMinLength(1, { message: "must have at least 1 item" }),
+  Schema.isMaxLength(MAX_INSTALLMENTS, { message: `must have at most ${MAX_INSTALLMENTS} items` })
+).annotate({
   description: "The payables of this invoice (their amounts add up to total). On PATCH, replaces the invoice's unsettled payables."
 })
 
@@ -62,14 +62,14 @@ const PayableSummary = Schema.Struct({
   paid_at: Schema.NullOr(Schema.String),
   installment_number: Schema.NullOr(Schema.Int),
   installment_count: Schema.NullOr(Schema.Int)
-}).annotations({ identifier: "PurchaseInvoicePayable" })
+}).annotate({ identifier: "PurchaseInvoicePayable" })
 
 const SupplierSummary = Schema.Struct({
   id: Schema.String,
   legal_name: Schema.String,
   trade_name: Schema.NullOr(Schema.String),
   tax_id: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "PurchaseInvoiceSupplier" })
+}).annotate({ identifier: "PurchaseInvoiceSupplier" })
 
 const itemFields = {
   id: id(),

@@ -45,9 +45,9 @@ export const quotes = defineResource({
     product_type: text(40, { nullable: true, description: "goods, service or another label of the tenant's" }),
     status: column({
       type: "text",
-      output: Schema.Literal(...QUOTE_STATUSES),
-      read: Schema.String as unknown as Schema.Schema<(typeof QUOTE_STATUSES)[number], any>,
-      inputSchema: Schema.Literal("pending", "approved", "rejected"),
+      output: Schema.Literals(QUOTE_STATUSES),
+      read: Schema.String as Schema.Codec<(typeof QUOTE_STATUSES)[number], any>,
+      inputSchema: Schema.Literals(["pending", "approved", "rejected"]),
       select: STATUS_SQL,
       filter: { sortable: true, description: "pending, approved, rejected, expired (pending past valid_until in the tenant's time zone) or converted" },
       description: "pending (initial), approved, rejected; expired is read once valid_until has passed; converted when a sales order is made from it",

@@ -32,7 +32,7 @@ export const CustomerSummary = Schema.Struct({
   legal_name: Schema.String,
   trade_name: Schema.NullOr(Schema.String),
   tax_id: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "DocumentCustomer" })
+}).annotate({ identifier: "DocumentCustomer" })
 
 export const customerFields = (required = true) => ({
   customer_id: reference((): ResourceRef => customers, { nullable: false, required, ...(required ? {} : { description: "Required unless the document is made from another (quote_id, sales_order_id)" }) }),
@@ -46,14 +46,14 @@ export const ProductSummary = Schema.Struct({
   reference_code: Schema.NullOr(Schema.String),
   br_data: Schema.Unknown,
   us_data: Schema.Unknown
-}).annotations({ identifier: "DocumentItemProduct" })
+}).annotate({ identifier: "DocumentItemProduct" })
 
 export const productSummary = () =>
   embedOne({ key: "product_id", resource: () => products, output: ProductSummary, pick: ["id", "name", "reference_code", "br_data", "us_data"] })
 
 /** The full product record (quote items). */
 export const fullProduct = () =>
-  embedOne({ key: "product_id", resource: () => products, output: Schema.suspend((): Schema.Schema<any, any> => products.record) })
+  embedOne({ key: "product_id", resource: () => products, output: Schema.suspend((): Schema.Codec<any, any> => products.record) })
 
 /** An item's fields, in answer order: its own key, the product, quantities, prices and the computed amounts. */
 export const itemFields = <Extra extends Fields>(parentKey: string, product: Field<any, never> | undefined, extra: Extra) => ({

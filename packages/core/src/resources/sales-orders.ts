@@ -53,7 +53,7 @@ const ReceivableSummary = Schema.Struct({
   installment_number: Schema.NullOr(Schema.Int),
   installment_count: Schema.NullOr(Schema.Int),
   description: Schema.NullOr(Schema.String)
-}).annotations({ identifier: "SalesOrderReceivable" })
+}).annotate({ identifier: "SalesOrderReceivable" })
 
 /** Receivables that still count: live and not cancelled. */
 const ACTIVE_RECEIVABLES_SQL =
@@ -120,16 +120,16 @@ const convertQuote = ({ operation, draft, store }: WriteHookContext) =>
 
 const ReceivablesPlan = Schema.Struct({
   ...InstallmentPlan.fields,
-  payment_method_id: Schema.optional(Schema.NullOr(Uuid)),
-  financial_account_id: Schema.optional(Schema.NullOr(Uuid)),
-  description: Schema.optional(Schema.NullOr(Text(500)))
-}).annotations({ identifier: "SalesOrderReceivablesPlan" })
+  payment_method_id: Schema.optionalKey(Schema.NullOr(Uuid)),
+  financial_account_id: Schema.optionalKey(Schema.NullOr(Uuid)),
+  description: Schema.optionalKey(Schema.NullOr(Text(500)))
+}).annotate({ identifier: "SalesOrderReceivablesPlan" })
 
-const ReceivablesInput = Schema.Struct({ installments: ReceivablesPlan }).annotations({ identifier: "SalesOrderReceivablesInput" })
+const ReceivablesInput = Schema.Struct({ installments: ReceivablesPlan }).annotate({ identifier: "SalesOrderReceivablesInput" })
 
 const ReceivablesOutput = Schema.Struct({
-  data: Schema.Array(Schema.suspend((): Schema.Schema<any, any> => receivables.record))
-}).annotations({ identifier: "SalesOrderReceivables", description: "The receivables created, in due date order" })
+  data: Schema.Array(Schema.suspend((): Schema.Codec<any, any> => receivables.record))
+}).annotate({ identifier: "SalesOrderReceivables", description: "The receivables created, in due date order" })
 
 /** `POST /sales-orders/{id}/receivables`: the order's total split into installments, each a receivable pointing back at it. */
 const generateReceivables: ResourceAction = {
@@ -187,9 +187,9 @@ export const salesOrders = defineResource({
     product_type: text(40, { nullable: true, description: "goods, service or another label of the tenant's" }),
     status: column({
       type: "text",
-      output: Schema.Literal(...SALES_ORDER_STATUSES),
-      read: Schema.String as unknown as Schema.Schema<(typeof SALES_ORDER_STATUSES)[number], any>,
-      inputSchema: Schema.Literal(...SALES_ORDER_STATUSES),
+      output: Schema.Literals(SALES_ORDER_STATUSES),
+      read: Schema.String as Schema.Codec<(typeof SALES_ORDER_STATUSES)[number], any>,
+      inputSchema: Schema.Literals(SALES_ORDER_STATUSES),
       filter: { sortable: true },
       description: "draft (initial), confirmed (items frozen), fulfilled, cancelled"
     }),
@@ -217,7 +217,7 @@ export const salesOrders = defineResource({
     br_data: block({
       identifier: "SalesOrderBrData",
       keys: { taxation_type: Schema.NullOr(Schema.String) },
-      input: Schema.Struct({ taxation_type: Schema.optional(Schema.NullOr(Text(60))) }).annotations({ identifier: "SalesOrderBrDataInput" })
+      input: Schema.Struct({ taxation_type: Schema.optionalKey(Schema.NullOr(Text(60))) }).annotate({ identifier: "SalesOrderBrDataInput" })
     }),
     has_active_receivables: expression({
       sql: ACTIVE_RECEIVABLES_SQL,

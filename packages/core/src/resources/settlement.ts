@@ -1,5 +1,5 @@
 import type BigNumber from "bignumber.js"
-import { Either } from "effect"
+import { Result } from "effect"
 import type { Editable } from "../engine/resource.js"
 import { decimal, formatDecimal } from "../money/decimal.js"
 
@@ -71,7 +71,7 @@ export interface Refusal {
   readonly code: string
 }
 
-const refuse = (field: string, reason: string, code: string) => Either.left<Refusal>({ field, reason, code })
+const refuse = (field: string, reason: string, code: string) => Result.fail<Refusal>({ field, reason, code })
 
 /** What is left to settle. */
 export const openAmount = (settlement: Settlement): BigNumber => atLeastZero(settlement.due.minus(settlement.allocated))
@@ -79,12 +79,12 @@ export const openAmount = (settlement: Settlement): BigNumber => atLeastZero(set
 const atLeastZero = (value: BigNumber) => (value.isNegative() ? decimal(0) : value)
 
 /** An allocation of `amount`: never on a cancelled record, never beyond what is left to settle. */
-export const allocate = (settlement: Settlement, amount: BigNumber): Either.Either<Settlement, Refusal> => {
+export const allocate = (settlement: Settlement, amount: BigNumber): Result.Result<Settlement, Refusal> => {
   if (settlement.cancelled) return refuse("financial_transaction_id", "cannot be allocated to a cancelled record", "SETTLEMENT_CANCELLED")
   if (!amount.gt(0)) return refuse("allocated_amount", "must be more than zero", "VALIDATION_FAILED")
   const open = openAmount(settlement)
   if (amount.gt(open)) return refuse("allocated_amount", `is more than what is left to settle (${formatDecimal(open)})`, "OVER_ALLOCATION")
-  return Either.right({ ...settlement, allocated: settlement.allocated.plus(amount) })
+  return Result.succeed({ ...settlement, allocated: settlement.allocated.plus(amount) })
 }
 
 /** An allocation removed: the status is recalculated from what remains (spec: paid or partial → pending, overdue or partial). */
@@ -94,13 +94,13 @@ export const unallocate = (settlement: Settlement, amount: BigNumber): Settlemen
 })
 
 /** Cancelling: only from pending or overdue (a record with allocations has them removed first). */
-export const cancel = (settlement: Settlement): Either.Either<Settlement, Refusal> => {
+export const cancel = (settlement: Settlement): Result.Result<Settlement, Refusal> => {
   const status = storedStatus(settlement)
   if (status === "cancelled") return refuse("status", "is already cancelled", "ALREADY_CANCELLED")
   if (status === "paid" || status === "partial") {
     return refuse("status", `is ${status}: remove its allocations before cancelling`, "HAS_ALLOCATIONS")
   }
-  return Either.right({ ...settlement, cancelled: true })
+  return Result.succeed({ ...settlement, cancelled: true })
 }
 
 /** Of the fields a PATCH sends, those the status refuses (spec: 422 naming each). `{}` on a cancelled record is refused as a whole. */

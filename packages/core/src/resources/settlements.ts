@@ -1,4 +1,4 @@
-import { Effect, Either, Option, Schema } from "effect"
+import { Effect, Option, Result, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { paymentMethods } from "../catalogs/payment-methods.js"
 import { children } from "../engine/children.js"
@@ -69,9 +69,12 @@ const allocationFields = (parentKey: string) => ({
 })
 
 const AllocationInput = Schema.Struct({
-  financial_transaction_id: Uuid.annotations({ description: "The financial transaction that settles it (of this tenant)" }),
-  allocated_amount: NonNegativeDecimal.annotations({ description: "How much of the transaction goes to this record (more than zero)" }),
-  notes: Schema.optional(Schema.NullOr(Text(500)))
+  financial_transaction_id: Uuid.annotate({ description: "The financial transaction that settles it (of this tenant)" }),
+  // Described on the encoded side (what JSON Schemas show), inline rather than as the shared NonNegativeDecimal.
+  allocated_amount: NonNegativeDecimal.pipe(
+    Schema.annotateEncoded({ description: "How much of the transaction goes to this record (more than zero)", identifier: undefined })
+  ),
+  notes: Schema.optionalKey(Schema.NullOr(Text(500)))
 })
 
 /** The settlement of a stored record (with its allocations). */
@@ -142,7 +145,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
       "422 beyond what is left to settle or what the transaction has left, for a cancelled record, a transaction of the wrong sign, ignored or missing.",
     input: AllocationInput,
     example: { financial_transaction_id: "6f1c2b9e-3d47-4e8a-9b2f-5a0c7d1e4f36", allocated_amount: "150.00", notes: "Boleto paid on time" },
-    output: Schema.suspend((): Schema.Schema<any, any> => allocationRecord),
+    output: Schema.suspend((): Schema.Codec<any, any> => allocationRecord),
     successStatus: 201,
     run: (context, body) =>
       Effect.gen(function* () {
@@ -170,7 +173,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
           )
         }
         const next = allocate(current, amount)
-        if (Either.isLeft(next)) return yield* fail(next.left, `The allocation cannot be made: ${next.left.field} ${next.left.reason}`)
+        if (Result.isFailure(next)) return yield* fail(next.failure, `The allocation cannot be made: ${next.failure.field} ${next.failure.reason}`)
         const allocationId = randomUUID()
         yield* context.store.insertChild(collection(context.resource), String(context.current.id), {
           id: allocationId,
@@ -178,7 +181,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
           allocated_amount: formatDecimal(amount),
           notes: input.notes ?? null
         })
-        yield* settle(context, next.right, input.financial_transaction_id)
+        yield* settle(context, next.success, input.financial_transaction_id)
         const after = Option.getOrThrow(yield* context.store.findById(context.resource, String(context.current.id)))
         return (after.allocations as ReadonlyArray<Row>).find((allocation) => allocation.id === allocationId)
       })
@@ -212,11 +215,11 @@ export const defineSettlement = (spec: SettlementSpec) => {
     summary: `Cancel a ${spec.singular}`,
     description: `Cancels a pending or overdue ${spec.singular} and answers it; one with allocations (partial, paid) has them removed first. ` +
       "A cancelled record takes no changes, not even an empty PATCH.",
-    output: Schema.suspend((): Schema.Schema<any, any> => resource.record),
+    output: Schema.suspend((): Schema.Codec<any, any> => resource.record),
     run: (context) =>
       Effect.gen(function* () {
         const next = cancel(settlementOf(context.current))
-        if (Either.isLeft(next)) return yield* fail(next.left, `This ${spec.singular} cannot be cancelled: ${next.left.field} ${next.left.reason}`)
+        if (Result.isFailure(next)) return yield* fail(next.failure, `This ${spec.singular} cannot be cancelled: ${next.failure.field} ${next.failure.reason}`)
         yield* context.store.update(context.resource, String(context.current.id), { status: "cancelled" })
         return Option.getOrThrow(yield* context.store.findById(context.resource, String(context.current.id)))
       })
@@ -304,8 +307,8 @@ export const defineSettlement = (spec: SettlementSpec) => {
       surcharge_amount: money({ description: "Interest, fines and fees added to what is due" }),
       status: column({
         type: "text",
-        output: Schema.Literal("pending", "overdue", "paid", "partial", "cancelled"),
-        read: Schema.String as unknown as Schema.Schema<SettlementStatus, any>,
+        output: Schema.Literals(["pending", "overdue", "paid", "partial", "cancelled"]),
+        read: Schema.String as Schema.Codec<SettlementStatus, any>,
         input: false,
         select: STATUS_SQL,
         filter: { sortable: true, description: "pending, overdue (pending past its due date in the tenant's time zone), paid, partial or cancelled" },
@@ -369,6 +372,6 @@ export const defineSettlement = (spec: SettlementSpec) => {
   })
 
   // The allocation as answered: the element of the record's `allocations`.
-  const allocationRecord = (resource.fields.allocations.output as unknown as Schema.Array$<Schema.Schema<any, any>>).value
+  const allocationRecord = (resource.fields.allocations.output as Schema.$Array<Schema.Codec<any, any>>).value
   return resource
 }

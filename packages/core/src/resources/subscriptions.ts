@@ -4,7 +4,7 @@ import { type Draft, defineResource, type RecordType } from "../engine/resource.
 import { choice, date, datetime, flag, freeText, integer, metadata, money, Problems, reference, text } from "./common.js"
 import { customers } from "./customers.js"
 
-const Currency = Schema.String.pipe(Schema.pattern(/^[A-Z]{3}$/, { message: () => "must be an ISO 4217 code in capitals (BRL, USD)" }))
+const Currency = Schema.String.check(Schema.isPattern(/^[A-Z]{3}$/u, { message: "must be an ISO 4217 code in capitals (BRL, USD)" }))
 
 /**
  * What a tenant sells by subscription: a price per interval (every 1 month, every 12

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { children } from "../engine/children.js"
 import { column, id, type ResourceRef, stored, timestamp, timestamps } from "../engine/field.js"
 import { defineResource, type RecordType } from "../engine/resource.js"
-import { choice, Email, flag, freeText, integer, metadata, reference, tags, text } from "./common.js"
+import { choice, Email, flag, freeText, integer, metadata, reference, tags, text, Uuid } from "./common.js"
 import { customers } from "./customers.js"
 
 const messageFields = {
@@ -20,7 +20,7 @@ const messageFields = {
 const attachmentFields = {
   id: id(),
   support_ticket_id: stored("uuid", Schema.String),
-  message_id: column<string, string, true>({ type: "uuid", output: Schema.String, inputSchema: Schema.UUID, nullable: true, description: "The message it came with, if any" }),
+  message_id: column<string, string, true>({ type: "uuid", output: Schema.String, inputSchema: Uuid, nullable: true, description: "The message it came with, if any" }),
   file_name: text(255, { required: true }),
   content_type: text(255, { required: true }),
   size_bytes: integer({ required: true, max: 2_147_483_647 }),
@@ -53,7 +53,7 @@ export const supportTickets = defineResource({
     channel: choice(["email", "web", "phone", "chat", "api"], { description: "Where it came from (default web)" }),
     customer_id: reference((): ResourceRef => customers),
     requester_email: column<string, string, true>({ type: "text", output: Schema.String, inputSchema: Email, nullable: true, filter: true }),
-    assignee_user_id: column<string, string, true>({ type: "uuid", output: Schema.String, inputSchema: Schema.UUID, nullable: true, filter: true, description: "The agent (a user of the tenant)" }),
+    assignee_user_id: column<string, string, true>({ type: "uuid", output: Schema.String, inputSchema: Uuid, nullable: true, filter: true, description: "The agent (a user of the tenant)" }),
     tags: tags(),
     description: freeText(5000),
     messages: children({

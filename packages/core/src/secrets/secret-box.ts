@@ -55,13 +55,13 @@ export const sealedKeyId = (value: string): string | undefined => SEALED.exec(va
  * `previous` (during a rotation). `context` is bound as associated data, so a sealed
  * value copied into another row or column does not open there.
  */
-export class SecretBox extends Context.Tag("erp/core/SecretBox")<SecretBox, {
+export class SecretBox extends Context.Service<SecretBox, {
   readonly currentKeyId: string
   readonly seal: (plain: string, context: string) => string
   readonly open: (sealed: string, context: string) => Effect.Effect<string, SecretUnreadable>
   /** Whether the value is sealed under the current key (else it needs sealing again). */
   readonly isCurrent: (value: string) => boolean
-}>() {}
+}>()("erp/core/SecretBox") {}
 
 export interface SecretKeys {
   readonly current: SecretKey
@@ -70,7 +70,7 @@ export interface SecretKeys {
   readonly source: string
 }
 
-export const makeSecretBox = (keys: SecretKeys): SecretBox["Type"] => {
+export const makeSecretBox = (keys: SecretKeys): SecretBox["Service"] => {
   const byId = new Map<string, SecretKey>([[keys.current.id, keys.current]])
   if (keys.previous) byId.set(keys.previous.id, keys.previous)
 

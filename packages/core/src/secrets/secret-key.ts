@@ -84,4 +84,4 @@ export const resolveSecretKeys = (location: StoreLocation, given: GivenSecretKey
 
 /** The `SecretBox` for a store location (see `resolveSecretKeys`). */
 export const layerSecretBox = (location: StoreLocation, given: GivenSecretKeys = {}): Layer.Layer<SecretBox, StartupError | InvalidSetting> =>
-  Layer.unwrapEffect(Effect.map(resolveSecretKeys(location, given), layerSecretBoxWith))
+  Layer.unwrap(Effect.map(resolveSecretKeys(location, given), layerSecretBoxWith))

@@ -1,9 +1,9 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect, Layer, Option } from "effect"
 import { CatalogLookup, type CityRef, type CountryRef, type StateRef, type UnitRef } from "../catalogs/lookup.js"
 import { isUuid } from "../engine/filter.js"
 
-const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
+const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullishOr(rows[0])
 
 /** Runs of white space, as a SQL regular expression literal. */
 const WHITESPACE = String.raw`'\s+'`

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect } from "effect"
 import { catalogResources } from "../catalogs/resources.js"
 import { type CatalogTable, readSnapshot, snapshotsFingerprint } from "../catalogs/snapshots.js"

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { type CredentialLimit, CredentialRateLimiter } from "../ratelimit/credential-limits.js"
 import { boundedKey } from "../ratelimit/memory.js"
@@ -125,12 +125,12 @@ export const makeCredentialRateLimiterSql = Effect.gen(function* () {
   const hit = (credential: string, limit: CredentialLimit): Effect.Effect<RateLimitDecision> =>
     Effect.clockWith((clock) => {
       const key = boundedKey(`cred:${credential}`)
-      const now = clock.unsafeCurrentTimeMillis()
+      const now = clock.currentTimeMillisUnsafe()
       const local = decide(key, limit, now)
       if (!isLocal(local)) return Effect.succeed(local)
       return lease(key, limit, leaseSize(limit.perMinute)).pipe(
         Effect.map((row) => {
-          const after = clock.unsafeCurrentTimeMillis()
+          const after = clock.currentTimeMillisUnsafe()
           local.windowEndsAt = after + row.reset_ms
           if (row.used === null || row.granted === null || row.granted < 1) {
             Object.assign(local, { full: true, leased: 0, storeLeft: 0 })

@@ -1,4 +1,4 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlClient from "effect/sql/SqlClient"
 import { Config, type ConfigProvider, type Layer, Option, Redacted } from "effect"
 import * as path from "node:path"
 import { loadConfigSync } from "../config/load.js"

@@ -1,9 +1,10 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import { SqlError } from "@effect/sql/SqlError"
-import type * as Statement from "@effect/sql/Statement"
-import { Context, Effect, FiberRef, Option } from "effect"
+import { Context, Effect, Option, References } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import type * as Statement from "effect/sql/Statement"
 import pg from "pg"
 import { sha256 } from "../sha256.js"
+import { sqlFailure } from "./sql-failure.js"
 
 type Rows = ReadonlyArray<Record<string, unknown>>
 
@@ -11,15 +12,15 @@ type Rows = ReadonlyArray<Record<string, unknown>>
 type RowsCallback = (error: SqlError | undefined, rows: Rows) => void
 
 /**
- * Runs a statement's text on the driver itself. A statement through `@effect/sql` opens a
+ * Runs a statement's text on the driver itself. A statement through `effect/sql` opens a
  * span, a scope and a connection lease of its own, about 100 µs of CPU beside the driver's
  * own 50–100 (bench/README.md): as much as the rest of a small request. The store provides
  * this where it owns the driver; without it statements go the usual way.
  */
-export class StatementRunner extends Context.Tag("erp/core/StatementRunner")<StatementRunner, {
+export class StatementRunner extends Context.Service<StatementRunner, {
   /** `prepared`: the statement's shape is fixed by the code (no caller's filter in it), so its plan may be kept. */
   readonly run: (text: string, params: ReadonlyArray<unknown>, prepared?: boolean) => Effect.Effect<Rows, SqlError>
-}>() {}
+}>()("erp/core/StatementRunner") {}
 
 /** How many statement texts a process keeps prepared, and after how many runs of one it does. */
 export interface PreparedStatements {
@@ -54,53 +55,80 @@ export const statementNames = ({ most, after }: PreparedStatements) => {
   }
 }
 
+/** How a statement is sent on a connection the pool lent: its outcome goes to `callback`. */
+export type PoolQuery = (client: pg.PoolClient, callback: (error: Error | undefined, result: pg.ResultBuilder | ReadonlyArray<pg.ResultBuilder>) => void) => void
+
+/**
+ * One statement on a connection of `pool`: the connection is taken and given back around it,
+ * and `cancel` (the answer) cancels the statement on the server when it is under way. Its
+ * outcome goes to `done`, unless it was cancelled first.
+ */
+export const onPoolConnection = (
+  pool: pg.Pool,
+  query: PoolQuery,
+  done: (error: SqlError | undefined, result: pg.ResultBuilder | ReadonlyArray<pg.ResultBuilder> | undefined) => void
+): (() => void) => {
+  let client: pg.PoolClient | undefined
+  let finished = false
+  pool.connect((cause, connected, release) => {
+    if (cause || !connected) {
+      finished = true
+      return done(sqlFailure(cause ?? new Error("No client returned"), "Failed to acquire connection", "acquire"), undefined)
+    }
+    if (finished) return release()
+    client = connected
+    query(connected, (error, result) => {
+      const cancelled = finished
+      finished = true
+      // A cancelled statement's connection is closed, not pooled again: the cancel goes on another
+      // connection, and landing after the statement ended it stopped the next one run here (a 503
+      // to another request; PostgreSQL ignores a cancel only while the session is idle).
+      release(cancelled ? new Error("statement cancelled") : error && isBroken(error) ? error : undefined)
+      if (!cancelled) done(error ? sqlFailure(error, "Failed to execute statement") : undefined, error ? undefined : result)
+    })
+  })
+  return () => {
+    if (finished) return
+    finished = true
+    // Cancelled on another connection: the statement's own is busy running it.
+    if (client) cancelBackend(pool, client)
+  }
+}
+
+/** Asks the server to cancel what `client`'s session runs (best effort: a failure is ignored). */
+export const cancelBackend = (pool: pg.Pool, client: pg.PoolClient): void => {
+  const processID = (client as pg.PoolClient & { processID?: number }).processID
+  if (processID !== undefined && !pool.ending) pool.query("SELECT pg_cancel_backend($1)", [processID]).catch(() => undefined)
+}
+
 /**
  * A node-postgres pool's runner: the connection is taken and given back around the one
- * statement, as `@effect/sql-pg` does, and a statement whose fiber is interrupted (its
+ * statement, as the store's `SqlClient` does, and a statement whose fiber is interrupted (its
  * client went away) is cancelled on the server, as there.
  */
-export const poolRunner = (pool: pg.Pool, prepared?: PreparedStatements): Context.Tag.Service<StatementRunner> => {
+export const poolRunner = (pool: pg.Pool, prepared?: PreparedStatements): Context.Service.Shape<typeof StatementRunner> => {
   const nameOf = prepared ? statementNames(prepared) : () => undefined
   const start = (text: string, params: ReadonlyArray<unknown>, keep: boolean, done: RowsCallback) => {
     const name = keep ? nameOf(text) : undefined
-    let client: pg.PoolClient | undefined
-    let finished = false
-    pool.connect((cause, connected, release) => {
-      if (cause || !connected) {
-        finished = true
-        return done(new SqlError({ cause: cause ?? new Error("No client returned"), message: "Failed to acquire connection" }), [])
-      }
-      if (finished) return release()
-      client = connected
+    return onPoolConnection(pool, (connected, callback) => {
       // A query made from its text, named after: from a config object the driver makes a copy of
       // every property descriptor first, about a tenth of its own CPU for a small statement.
-      const query = new pg.Query(text, params as Array<unknown>, (error: Error | undefined, result: pg.ResultBuilder) => {
-        const cancelled = finished
-        finished = true
-        // A cancelled statement's connection is closed, not pooled again: the cancel goes on another
-        // connection, and landing after the statement ended it stopped the next one run here (a 503
-        // to another request; PostgreSQL ignores a cancel only while the session is idle).
-        release(cancelled ? new Error("statement cancelled") : error && isBroken(error) ? error : undefined)
-        if (!cancelled) done(error ? new SqlError({ cause: error, message: "Failed to execute statement" }) : undefined, error ? [] : result.rows)
-      }) as pg.Query & { name?: string }
+      const query = new pg.Query(text, params as Array<unknown>, callback) as pg.Query & { name?: string }
       if (name) query.name = name
       connected.query(query)
-    })
-    return () => {
-      if (finished) return
-      finished = true
-      // Cancelled on another connection: the statement's own is busy running it.
-      if (client) pool.query("SELECT pg_cancel_backend($1)", [(client as pg.PoolClient & { processID: number }).processID]).catch(() => undefined)
-    }
+    }, (error, result) => done(error, result === undefined || isResults(result) ? [] : result.rows))
   }
   return {
     run: (text, params, keep = false) =>
-      Effect.async<Rows, SqlError>((resume) => {
+      Effect.callback<Rows, SqlError>((resume) => {
         const cancel = start(text, params, keep, (error, rows) => resume(error ? Effect.fail(error) : Effect.succeed(rows)))
         return Effect.sync(cancel)
       })
   }
 }
+
+/** Several statements' results (a text of several statements, sent without parameters). */
+export const isResults = (result: pg.ResultBuilder | ReadonlyArray<pg.ResultBuilder>): result is ReadonlyArray<pg.ResultBuilder> => Array.isArray(result)
 
 /** A connection that failed below the statement (not a SQL error) is dropped, not pooled again. */
 const isBroken = (error: Error): boolean => !("code" in error) || typeof (error as { code?: unknown }).code !== "string" || !/^[0-9A-Z]{5}$/.test((error as { code: string }).code)
@@ -108,17 +136,18 @@ const isBroken = (error: Error): boolean => !("code" in error) || typeof (error 
 /**
  * Runs `statement` on the store's runner unless the fiber holds a transaction (whose
  * statements go on its connection): the statement itself then, and without a runner. A
- * fiber that traces gets the `sql.execute` span `@effect/sql` would have made, with the text.
+ * fiber that traces gets the `sql.execute` span `effect/sql` would make, with the text.
  */
-export const makeDirect = Effect.map(Effect.serviceOption(StatementRunner), (runner) =>
+export const makeDirect = Effect.map(Effect.all([Effect.serviceOption(StatementRunner), Effect.serviceOption(SqlClient.SqlClient)]), ([runner, client]) =>
   <A extends object>(statement: Statement.Statement<A>, prepared = false): Effect.Effect<ReadonlyArray<A>, SqlError> => {
-    if (Option.isNone(runner)) return statement
+    if (Option.isNone(runner) || Option.isNone(client)) return statement
     const run = runner.value.run
-    return Effect.withFiberRuntime((fiber) => {
-      if (Context.getOption(fiber.currentContext, SqlClient.TransactionConnection)._tag === "Some") return statement
+    const transaction = client.value.transactionService
+    return Effect.withFiber((fiber) => {
+      if (Option.isSome(Context.getOption(fiber.context, transaction))) return statement
       const [text, params] = statement.compile()
       const rows = run(text, params, prepared) as Effect.Effect<ReadonlyArray<A>, SqlError>
-      return fiber.getFiberRef(FiberRef.currentTracerEnabled)
+      return fiber.getRef(References.TracerEnabled)
         ? Effect.withSpan(rows, "sql.execute", { kind: "client", captureStackTrace: false, attributes: { "db.operation.name": "execute", "db.query.text": text } })
         : rows
     })

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { EVENT_RETENTION_DAYS } from "../events/events.js"
 import { pruneIdempotencyKeys } from "./idempotency-keys.js"
@@ -42,10 +42,10 @@ const pruneExpired = Effect.all([pruneEvents, pruneIdempotencyKeys, pruneCredent
  * background: a while after start, then hourly. Every host may run it; deleting the
  * same old rows twice is harmless.
  */
-export const layerEventRetention = Layer.scopedDiscard(
+export const layerEventRetention = Layer.effectDiscard(
   Effect.forkScoped(
     pruneExpired.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("Pruning expired rows failed", cause)),
+      Effect.catchCause((cause) => Effect.logWarning("Pruning expired rows failed", cause)),
       Effect.delay(Duration.minutes(1)),
       Effect.repeat(Schedule.spaced(Duration.hours(1)))
     )

@@ -1,5 +1,5 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type { Fragment } from "@effect/sql/Statement"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { Fragment } from "effect/sql/Statement"
 import type { EventAction, WriteOrigin } from "../engine/unit-of-work.js"
 
 /**

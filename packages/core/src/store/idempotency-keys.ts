@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { SecretBox, type SecretUnreadable } from "../secrets/secret-box.js"
 import { IDEMPOTENCY_LEASE_SECONDS, IDEMPOTENCY_RETENTION_HOURS, type IdempotencyClaim, IdempotencyKeys } from "../idempotency/idempotency.js"

@@ -1,5 +1,5 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import { Config, Effect, Layer } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { Effect, Layer } from "effect"
 import { Authenticator } from "../auth/authenticator.js"
 import { CursorSecret } from "../engine/cursor.js"
 import { ResourceEngine } from "../engine/service.js"
@@ -25,7 +25,7 @@ import { layerSigningKeys } from "./signing-keys.js"
 import { randomBytes } from "node:crypto"
 import { layerMcpSessionsSql } from "./mcp-sessions.js"
 import { TenantGate, type TenantGateSettings } from "./tenant-gate.js"
-import { loadConfig } from "../config/load.js"
+import { allSettings, loadConfig } from "../config/load.js"
 import { CORE_SETTINGS } from "../config/variables.js"
 import { WebhookSettings, type WebhookSettingsShape } from "../webhooks/settings.js"
 
@@ -36,7 +36,7 @@ export const layerMigrated = Layer.effectDiscard(
     yield* migrate
     // Loading the catalogs may rightly run longer than a request's statement timeout.
     if (!(yield* catalogsCurrent)) {
-      yield* sql.withTransaction(Effect.zipRight(sql`SET LOCAL statement_timeout = 0`, seedCatalogsAndRecord))
+      yield* sql.withTransaction(Effect.andThen(sql`SET LOCAL statement_timeout = 0`, seedCatalogsAndRecord))
     }
   }).pipe(Effect.orDie)
 )
@@ -87,7 +87,7 @@ export const layerServices = (options: Pick<CoreOptions, "oauth" | "taxEngine" |
  * Every setting the core reads, read before anything opens: a value it cannot use stops the
  * start in one line, not after the store was opened and migrated.
  */
-const layerSettingsChecked = Layer.effectDiscard(loadConfig(Config.all(CORE_SETTINGS.map((entry) => entry.config))))
+const layerSettingsChecked = Layer.effectDiscard(loadConfig(allSettings(CORE_SETTINGS.map((entry) => entry.config))))
 
 /**
  * What an embedding app (or the CLI's flags) sets, winning over the configuration. The rest is

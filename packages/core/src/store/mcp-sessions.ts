@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { randomBytes } from "node:crypto"
 import { hashSecret } from "../auth/tokens.js"

@@ -1,4 +1,4 @@
-import * as Migrator from "@effect/sql/Migrator"
+import * as Migrator from "effect/sql/Migrator"
 import { Effect } from "effect"
 import foundation from "./migrations/0001_foundation.js"
 import catalogs from "./migrations/0002_catalogs.js"

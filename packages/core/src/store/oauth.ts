@@ -1,5 +1,5 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import type { Fragment } from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { Fragment } from "effect/sql/Statement"
 import { Effect, Layer, Option } from "effect"
 import { layerAuthorizationServer } from "../oauth/authorization-server.js"
 import { type ClientRow, type CodeRow, type MembershipRow, OAuthRepository, type PermissionRow, type TokenRow } from "../oauth/repository.js"
@@ -13,7 +13,7 @@ export const makeOAuthRepository = Effect.gen(function* () {
     sql<ClientRow>`SELECT id, client_id, secret_hash, name, redirect_uris, kind, registration, created_at, revoked_at
       FROM oauth_clients WHERE ${where}`.pipe(Effect.orDie)
 
-  const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullable(rows[0])
+  const first = <A>(rows: ReadonlyArray<A>) => Option.fromNullishOr(rows[0])
 
   const revokeWhere = (where: Fragment) =>
     sql`UPDATE oauth_tokens SET revoked_at = coalesce(revoked_at, now()) WHERE ${where}`.pipe(Effect.orDie, Effect.asVoid)

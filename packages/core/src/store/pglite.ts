@@ -1,10 +1,10 @@
-import * as Reactivity from "@effect/experimental/Reactivity"
-import * as SqlClient from "@effect/sql/SqlClient"
-import type { Connection } from "@effect/sql/SqlConnection"
-import { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Either, FiberRef, Layer, Stream } from "effect"
-import * as path from "node:path"
 import * as PgClient from "@effect/sql-pg/PgClient"
+import { Context, Effect, Layer, Result, Stream } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { Connection } from "effect/sql/SqlConnection"
+import type { SqlError } from "effect/sql/SqlError"
+import * as path from "node:path"
 import { InvalidSetting, loadConfig } from "../config/load.js"
 import { memorySize } from "../config/setting.js"
 import { storeSettings } from "../config/variables.js"
@@ -15,6 +15,7 @@ import { copyStoreTemplate } from "./template.js"
 import { layerPgPool } from "./postgres.js"
 import { type PgliteThread, startPgliteThread } from "./pglite-thread.js"
 import { makeSessionTurns, SessionOwner, type SessionTurns } from "./session-turns.js"
+import { connectionFailure, sqlFailure } from "./sql-failure.js"
 import { StoreProbe } from "./store-probe.js"
 
 export interface PgliteOptions {
@@ -34,9 +35,9 @@ export interface PgliteOptions {
 const sharedBuffersOf = (options: PgliteOptions): Effect.Effect<string, InvalidSetting> => {
   const given = options.sharedBuffers?.trim()
   if (!given) return loadConfig(storeSettings.embeddedSharedBuffers.config)
-  return Either.match(memorySize.parse(given, "The embedded store's buffer pool (sharedBuffers)"), {
-    onLeft: (message) => Effect.fail(new InvalidSetting(message)),
-    onRight: Effect.succeed
+  return Result.match(memorySize.parse(given, "The embedded store's buffer pool (sharedBuffers)"), {
+    onFailure: (message) => Effect.fail(new InvalidSetting(message)),
+    onSuccess: Effect.succeed
   })
 }
 
@@ -66,7 +67,7 @@ export const openPglite = (options: PgliteOptions) =>
           throw error
         }
       },
-      catch: (cause) => new SqlError({ cause, message: `Could not open the embedded store: ${String(cause)}` })
+      catch: (cause) => connectionFailure(cause, `Could not open the embedded store: ${String(cause)}`)
     }),
     (thread) => Effect.promise(() => thread.close())
   ))
@@ -90,7 +91,7 @@ export const makePgliteClient = (db: PgliteThread, turns: SessionTurns) =>
       }
       return db.query(sqlText, params, rowMode)
     }
-    const failed = (cause: unknown) => new SqlError({ cause, message: `Failed to execute statement: ${(cause as Error).message}` })
+    const failed = (cause: unknown) => sqlFailure(cause, `Failed to execute statement: ${cause instanceof Error ? cause.message : String(cause)}`)
 
     /** A statement with the session held already (inside a transaction). */
     const runHeld = (sqlText: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
@@ -98,9 +99,9 @@ export const makePgliteClient = (db: PgliteThread, turns: SessionTurns) =>
 
     /** A lone statement in its owner's turn (the fiber's `SessionOwner`). */
     const runInTurn = (sqlText: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
-      Effect.withFiberRuntime<ReadonlyArray<unknown>, SqlError>((fiber) => {
-        const owner = fiber.getFiberRef(SessionOwner)
-        return Effect.async<ReadonlyArray<unknown>, SqlError>((resume) => {
+      Effect.withFiber<ReadonlyArray<unknown>, SqlError>((fiber) => {
+        const owner = fiber.getRef(SessionOwner)
+        return Effect.callback<ReadonlyArray<unknown>, SqlError>((resume) => {
           const leave = turns.enter(owner, (release) => {
             run(sqlText, params, rowMode).then(
               (rows) => {
@@ -131,6 +132,8 @@ export const makePgliteClient = (db: PgliteThread, turns: SessionTurns) =>
         executeRaw: (sqlText, params) => statement(sqlText, params, "object"),
         executeValues: (sqlText, params) =>
           statement(sqlText, params, "array") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
+        executeValuesUnprepared: (sqlText, params) =>
+          statement(sqlText, params, "array") as Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, SqlError>,
         executeUnprepared: execute,
         executeStream: (sqlText, params, transformRows) =>
           Stream.fromIterableEffect(execute(sqlText, params, transformRows))
@@ -142,24 +145,24 @@ export const makePgliteClient = (db: PgliteThread, turns: SessionTurns) =>
 
     /** The session held by the transaction's owner until the transaction ends. */
     const holdSession = Effect.acquireRelease(
-      Effect.flatMap(FiberRef.get(SessionOwner), (owner) =>
-        Effect.async<() => void>((resume) => {
+      Effect.flatMap(SessionOwner, (owner) =>
+        Effect.callback<() => void>((resume) => {
           const leave = turns.enter(owner, (release) => resume(Effect.succeed(release)))
           return Effect.sync(leave)
         })),
       (release) => Effect.sync(release)
     )
 
-    const runner: Context.Tag.Service<StatementRunner> = { run: (sqlText, params) => runInTurn(sqlText, params, "object") as Effect.Effect<Rows, SqlError> }
+    const runner: Context.Service.Shape<typeof StatementRunner> = { run: (sqlText, params) => runInTurn(sqlText, params, "object") as Effect.Effect<Rows, SqlError> }
     /**
      * The store answers when its thread runs with the store open: a `SELECT 1` while the session is
      * free, nothing more while it is busy (the statement under way is the store answering, and a
      * probe would wait behind a tenant's costliest statement).
      */
-    const probe: Context.Tag.Service<StoreProbe> = {
+    const probe: Context.Service.Shape<typeof StoreProbe> = {
       check: Effect.suspend(() => {
         const stopped = db.stopped()
-        if (stopped) return Effect.fail(new SqlError({ cause: stopped, message: stopped.message }))
+        if (stopped) return Effect.fail(connectionFailure(stopped, stopped.message))
         return turns.idle() ? Effect.asVoid(runInTurn("SELECT 1", [], "object")) : Effect.void
       })
     }
@@ -167,6 +170,7 @@ export const makePgliteClient = (db: PgliteThread, turns: SessionTurns) =>
       acquirer: Effect.succeed(free),
       transactionAcquirer: Effect.as(holdSession, held),
       compiler,
+      driver: "pglite",
       spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", "pglite"]]
     })
     return { client, runner, probe }
@@ -179,7 +183,7 @@ export const makePgliteClient = (db: PgliteThread, turns: SessionTurns) =>
  * holder also provides its `StoreProbe` (found with `Effect.serviceOption`, as `storeAnswers` does).
  */
 export const layerPglite = (options: PgliteOptions): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
-  Layer.scopedContext(
+  Layer.effectContext(
     Effect.gen(function* () {
       const dataDir = options.dataDir
       if (dataDir) {

@@ -1,11 +1,14 @@
 import * as PgClient from "@effect/sql-pg/PgClient"
-import type * as SqlClient from "@effect/sql/SqlClient"
-import { SqlError } from "@effect/sql/SqlError"
-import { Config, Effect, Layer } from "effect"
+import { Config, Context, Effect, Layer, Scope, Stream } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { Connection } from "effect/sql/SqlConnection"
+import type { SqlError } from "effect/sql/SqlError"
 import pg from "pg"
 import { loadConfig } from "../config/load.js"
 import { storeSettings } from "../config/variables.js"
-import { poolRunner, type PreparedStatements, StatementRunner } from "./direct-statements.js"
+import { cancelBackend, isResults, onPoolConnection, poolRunner, type PoolQuery, type PreparedStatements, StatementRunner } from "./direct-statements.js"
+import { connectionFailure, sqlFailure } from "./sql-failure.js"
 import { pgTypeParser as getTypeParser } from "./types.js"
 
 /** How much of PostgreSQL one host may take, and for how long one statement may run. */
@@ -38,7 +41,7 @@ export const storeLimitsConfig: Config.Config<StoreLimits> = Config.all({
  * twice that, so no request holds a connection while it waits on anything else.
  */
 export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, applicationName = "erp"): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
-  Layer.unwrapEffect(Effect.map(loadConfig(storeLimitsConfig), (configured) => {
+  Layer.unwrap(Effect.map(loadConfig(storeLimitsConfig), (configured) => {
     const settings = { ...configured, ...limits }
     return layerPgPool({
       connectionString: url,
@@ -53,15 +56,130 @@ export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, ap
     }, "PgClient: Failed to connect", settings.preparedStatements > 0 ? { most: settings.preparedStatements, after: 2 } : undefined)
   }))
 
+type Results = pg.ResultBuilder | ReadonlyArray<pg.ResultBuilder>
+
+/** The rows of a statement's results: of each statement, for a text of several. */
+const rowsOf = (result: Results): ReadonlyArray<unknown> => (isResults(result) ? result.map((each) => each.rows ?? []) : result.rows ?? [])
+
+const asObjects = (text: string, params: ReadonlyArray<unknown>): PoolQuery => (client, callback) =>
+  void client.query(new pg.Query(text, params as Array<unknown>, callback))
+const asArrays = (text: string, params: ReadonlyArray<unknown>): PoolQuery => (client, callback) => {
+  const config: pg.QueryArrayConfig = { text, values: params as Array<unknown>, rowMode: "array" }
+  client.query(new pg.Query(config, callback))
+}
+
+/** A connection the pool lent for a while (a transaction's), and what it is given back with. */
+interface Lent {
+  readonly client: pg.PoolClient
+  readonly release: (error?: Error) => void
+}
+
+/**
+ * The `SqlClient` over a node-postgres pool: a statement outside a transaction takes a
+ * connection for itself and gives it back; a transaction holds one until it ends. A statement
+ * whose fiber is interrupted is cancelled on the server.
+ */
+const makePoolClient = (pool: pg.Pool, database: string | undefined) =>
+  Effect.gen(function* () {
+    const send = <A>(client: pg.PoolClient | undefined, query: PoolQuery, outcome: (result: Results) => A): Effect.Effect<A, SqlError> =>
+      Effect.callback<A, SqlError>((resume) => {
+        const done = (error: SqlError | undefined, result: Results | undefined) =>
+          resume(error || result === undefined ? Effect.fail(error ?? sqlFailure(new Error("No result"), "Failed to execute statement")) : Effect.sync(() => outcome(result)))
+        if (client === undefined) return Effect.sync(onPoolConnection(pool, query, done))
+        let finished = false
+        query(client, (error, result) => {
+          finished = true
+          done(error ? sqlFailure(error, "Failed to execute statement") : undefined, result)
+        })
+        return Effect.sync(() => {
+          if (!finished) cancelBackend(pool, client)
+        })
+      })
+
+    const connectionOf = (client: pg.PoolClient | undefined): Connection => {
+      const execute: Connection["execute"] = (text, params, transformRows) =>
+        send(client, asObjects(text, params), (result) => {
+          const rows = rowsOf(result) as ReadonlyArray<object>
+          return transformRows ? transformRows(rows) : rows
+        })
+      const values: Connection["executeValues"] = (text, params) =>
+        send(client, asArrays(text, params), (result) => rowsOf(result) as ReadonlyArray<ReadonlyArray<unknown>>)
+      return {
+        execute,
+        executeRaw: (text, params) => send(client, asObjects(text, params), (result): unknown => result),
+        executeStream: (text, params, transformRows) => Stream.fromIterableEffect(execute(text, params, transformRows)),
+        executeValues: values,
+        executeValuesUnprepared: values,
+        executeUnprepared: execute
+      }
+    }
+
+    const onPool = connectionOf(undefined)
+
+    /** A connection held until the scope closes; one that failed meanwhile is dropped, not pooled again. */
+    const reserve: Effect.Effect<Connection, SqlError, Scope.Scope> = Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(
+        restore(Effect.callback<Lent, SqlError>((resume) => {
+          let abandoned = false
+          pool.connect((cause, client, release) => {
+            if (cause || !client) {
+              return resume(Effect.fail(sqlFailure(cause ?? new Error("No client returned"), "Failed to acquire connection for transaction", "acquire")))
+            }
+            if (abandoned) return release()
+            resume(Effect.succeed({ client, release }))
+          })
+          return Effect.sync(() => {
+            abandoned = true
+          })
+        })),
+        ({ client, release }) => {
+          let failure: Error | undefined
+          const onError = (error: Error) => {
+            failure = error
+          }
+          client.on("error", onError)
+          return Effect.as(
+            Effect.addFinalizer(() =>
+              Effect.sync(() => {
+                client.off("error", onError)
+                release(failure)
+              })
+            ),
+            connectionOf(client)
+          )
+        }
+      )
+    )
+
+    return yield* SqlClient.make({
+      acquirer: Effect.succeed(onPool),
+      borrower: (use) => use(onPool),
+      transactionAcquirer: reserve,
+      compiler: PgClient.makeCompiler(),
+      driver: "pg",
+      spanAttributes: [["db.system.name", "postgresql"], ...(database ? [["db.namespace", database] as const] : [])]
+    })
+  })
+
+/** The database a pool's sessions open, for the spans' `db.namespace`. */
+const databaseOf = (config: pg.PoolConfig): string | undefined => {
+  if (config.database) return config.database
+  try {
+    return config.connectionString ? decodeURIComponent(new URL(config.connectionString).pathname.replace(/^\//, "")) || undefined : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
  * A `SqlClient` over a node-postgres pool with our value parsing, and the pool's
  * `StatementRunner`: the pool answers one `SELECT 1` before the layer is built (a store
  * that cannot be reached fails start-up, with `failure` as its message), and is ended with the layer.
  */
 export const layerPgPool = (config: pg.PoolConfig & { readonly application_name: string }, failure: string, prepared?: PreparedStatements): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
-  Layer.unwrapScoped(
-    Effect.map(
-      Effect.acquireRelease(
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const pool = yield* Effect.acquireRelease(
         Effect.tryPromise({
           try: async () => {
             const pool = new pg.Pool({ ...config, types: { getTypeParser } })
@@ -73,14 +191,11 @@ export const layerPgPool = (config: pg.PoolConfig & { readonly application_name:
             })
             return pool
           },
-          catch: (cause) => new SqlError({ cause, message: failure })
+          catch: (cause) => connectionFailure(cause, failure)
         }),
-        (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption(1_000))
-      ),
-      (pool) =>
-        Layer.merge(
-          PgClient.layerFromPool({ acquire: Effect.succeed(pool), applicationName: config.application_name, types: { getTypeParser } }),
-          Layer.succeed(StatementRunner, poolRunner(pool, prepared))
-        )
-    )
-  )
+        (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1_000))
+      )
+      const client = yield* makePoolClient(pool, databaseOf(config))
+      return Context.make(SqlClient.SqlClient, client).pipe(Context.add(StatementRunner, poolRunner(pool, prepared)))
+    })
+  ).pipe(Layer.provide(Reactivity.layer))

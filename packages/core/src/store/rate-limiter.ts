@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect, Layer, Random } from "effect"
 import { boundedKey } from "../ratelimit/memory.js"
 import { type RateLimit, type RateLimitDecision, RateLimiter } from "../ratelimit/rate-limiter.js"
@@ -74,7 +74,7 @@ export const makeRateLimiterSql = (options: SqlRateLimiterOptions = {}) =>
 
     // A failed cleanup must not fail the request it rode on; the next one retries.
     const maybeCleanup = Effect.flatMap(Random.next, (draw) =>
-      draw < cleanupProbability ? cleanup.pipe(Effect.asVoid, Effect.catchAllCause((cause) => Effect.logWarning("rate-limit cleanup failed", cause))) : Effect.void)
+      draw < cleanupProbability ? cleanup.pipe(Effect.asVoid, Effect.catchCause((cause) => Effect.logWarning("rate-limit cleanup failed", cause))) : Effect.void)
 
     return RateLimiter.of({
       hit: (key, rule) =>

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect, Layer } from "effect"
 import { isSealed, SecretBox } from "../secrets/secret-box.js"
 import { StartupError } from "../startup-errors.js"

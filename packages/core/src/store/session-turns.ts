@@ -1,11 +1,11 @@
-import { FiberRef } from "effect"
+import { Context } from "effect"
 
 /**
  * Whose work a fiber's statements are, for the turns on the embedded store's one session: the
  * tenant a request is for (the tenant gate sets it), `""` for the host's own work (sign-in,
  * rate counters, webhooks). Statements of one owner queue behind each other; owners take turns.
  */
-export const SessionOwner = FiberRef.unsafeMake("")
+export const SessionOwner = Context.Reference<string>("erp/core/SessionOwner", { defaultValue: () => "" })
 
 /** Work waiting for the session: called with the turn's end once it is its turn. */
 interface Waiter {

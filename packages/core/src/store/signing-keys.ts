@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Context, Effect, Layer } from "effect"
 import { type CryptoKey, exportJWK, generateKeyPair, importJWK, type JWK } from "jose"
 import { randomUUID } from "node:crypto"
@@ -14,10 +14,10 @@ export interface SigningKey {
 }
 
 /** The JWT signing keys: the current one signs, all unretired ones verify. */
-export class SigningKeys extends Context.Tag("erp/core/SigningKeys")<SigningKeys, {
+export class SigningKeys extends Context.Service<SigningKeys, {
   readonly current: Effect.Effect<SigningKey>
   readonly publicKeys: Effect.Effect<ReadonlyArray<JWK>>
-}>() {}
+}>()("erp/core/SigningKeys") {}
 
 /**
  * The JWT signing keys, kept in the store so every host signs and verifies alike, the

@@ -1,4 +1,4 @@
-import type { SqlError } from "@effect/sql/SqlError"
+import type { SqlError } from "effect/sql/SqlError"
 import { Conflict, type FieldErrors, type Unprocessable, unprocessable } from "../errors.js"
 
 interface PgErrorFields {
@@ -9,8 +9,9 @@ interface PgErrorFields {
   readonly table?: string
 }
 
+/** PostgreSQL's fields of the driver's error behind `error` (its reason's cause). */
 export const pgError = (error: SqlError): PgErrorFields => {
-  const cause = error.cause
+  const cause = error.reason.cause
   return typeof cause === "object" && cause !== null ? (cause as PgErrorFields) : {}
 }
 

@@ -1,5 +1,5 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type * as Statement from "@effect/sql/Statement"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type * as Statement from "effect/sql/Statement"
 
 /** Stands for the `index`-th value while a shape is compiled (two sets of different lengths); no value a caller sends holds a NUL. */
 const marks = (count: number, variant: string) => Array.from({ length: count }, (_, index) => `\u0000erp:${index}:${variant}\u0000`)

@@ -28,12 +28,14 @@ const classify = (error: unknown): StoreFailure | undefined => {
 
 /** The store failure behind a cause (a defect, as SQL errors are), if it is one. */
 export const storeFailureOf = (cause: Cause.Cause<unknown>): StoreFailure | undefined => {
-  for (const defect of Cause.defects(cause)) {
-    const found = classify(defect)
+  for (const reason of cause.reasons) {
+    if (!Cause.isDieReason(reason)) continue
+    const found = classify(reason.defect)
     if (found) return found
   }
-  for (const failure of Cause.failures(cause)) {
-    const found = classify(failure)
+  for (const reason of cause.reasons) {
+    if (!Cause.isFailReason(reason)) continue
+    const found = classify(reason.error)
     if (found) return found
   }
   return undefined

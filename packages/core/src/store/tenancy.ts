@@ -1,5 +1,5 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import type { Fragment } from "@effect/sql/Statement"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { Fragment } from "effect/sql/Statement"
 import { Effect, Layer, Option } from "effect"
 import { type PermissionGrant } from "../auth/permissions.js"
 import { grantsFromRows, type Principal, type Role } from "../auth/principal.js"
@@ -71,7 +71,7 @@ export const layerTenancy = Layer.effect(
       Effect.gen(function* () {
         const uuid = yield* requireUuid(id, "tenant id")
         const rows = yield* sql<Tenant>`SELECT id, name, country_code, time_zone, created_at, updated_at FROM tenants WHERE id = ${uuid}::uuid`.pipe(Effect.orDie)
-        return yield* Option.match(Option.fromNullable(rows[0]), {
+        return yield* Option.match(Option.fromNullishOr(rows[0]), {
           onNone: () => Effect.fail(new NotFound({ message: `Tenant ${id} not found`, code: "TENANT_NOT_FOUND" })),
           onSome: Effect.succeed
         })
@@ -82,7 +82,7 @@ export const layerTenancy = Layer.effect(
         const rows = isUuid(reference)
           ? yield* sql<User>`SELECT id, email, name, created_at, updated_at FROM users WHERE id = ${reference}::uuid`.pipe(Effect.orDie)
           : yield* sql<User>`SELECT id, email, name, created_at, updated_at FROM users WHERE lower(email) = lower(${reference})`.pipe(Effect.orDie)
-        return yield* Option.match(Option.fromNullable(rows[0]), {
+        return yield* Option.match(Option.fromNullishOr(rows[0]), {
           onNone: () => Effect.fail(new NotFound({ message: `User ${reference} not found`, code: "USER_NOT_FOUND" })),
           onSome: Effect.succeed
         })
@@ -102,7 +102,7 @@ export const layerTenancy = Layer.effect(
       looksLikeTimeZone(zone)
         ? sql<{ name: string }>`SELECT name FROM pg_timezone_names WHERE lower(name) = lower(${zone.trim()}) ORDER BY name LIMIT 1`.pipe(
           Effect.orDie,
-          Effect.map((rows) => Option.fromNullable(rows[0]?.name))
+          Effect.map((rows) => Option.fromNullishOr(rows[0]?.name))
         )
         : Effect.succeed(Option.none<string>())
 
@@ -149,7 +149,7 @@ export const layerTenancy = Layer.effect(
     const changeMember = <E>(
       tenantId: string,
       membershipId: string,
-      change: (tenant: string, id: string, found: Effect.Effect.Success<ReturnType<typeof lockedMember>>) => Effect.Effect<void, E>
+      change: (tenant: string, id: string, found: Effect.Success<ReturnType<typeof lockedMember>>) => Effect.Effect<void, E>
     ) =>
       Effect.gen(function* () {
         const tenant = yield* getTenant(tenantId)

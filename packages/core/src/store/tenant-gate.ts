@@ -37,10 +37,10 @@ interface Gate {
  * store at once, the others wait (holding no connection) up to a bound, then 429.
  * Other tenants' requests never queue behind it. Turns are per host process.
  */
-export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
+export class TenantGate extends Context.Service<TenantGate, {
   readonly settings: TenantGateSettings
   readonly run: <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | TenantBusy, R>
-}>() {
+}>()("erp/core/TenantGate") {
   /**
    * Defaults: 4 turns per tenant on PostgreSQL (pool of 10), 1 on the embedded store (one session).
    * `oneSession`: the store runs one statement at a time (the embedded store) and hands its session
@@ -96,7 +96,7 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
         }
       }
       const waitForTurn = (tenantId: string, gate: Gate) =>
-        Effect.async<void, TenantBusy>((resume) => {
+        Effect.callback<void, TenantBusy>((resume) => {
           const leave = queue(tenantId, gate, () => resume(Effect.void), () => resume(Effect.fail(busy)))
           return Effect.sync(leave)
         })
@@ -132,11 +132,11 @@ export class TenantGate extends Context.Tag("erp/core/TenantGate")<TenantGate, {
               held.inUse++
               return work
             }
-            return Effect.zipRight(restore(waitForTurn(tenantId, held)), work)
+            return Effect.andThen(restore(waitForTurn(tenantId, held)), work)
           })
         )
       const run = options.oneSession
-        ? <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> => inTurn(tenantId, Effect.locally(effect, SessionOwner, tenantId))
+        ? <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> => inTurn(tenantId, Effect.provideService(effect, SessionOwner, tenantId))
         : inTurn
       return { settings, run }
     }))

@@ -1,5 +1,5 @@
-import * as SqlClient from "@effect/sql/SqlClient"
-import { SqlError } from "@effect/sql/SqlError"
+import * as SqlClient from "effect/sql/SqlClient"
+import { SqlError } from "effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import { type DomainEvent, NeedsTransaction, UnitOfWork, UnitsOfWork, type WriteOrigin } from "../engine/unit-of-work.js"
 import { deliveriesOfEvents, EVENT_RETURNING } from "./event-rows.js"

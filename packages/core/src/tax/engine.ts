@@ -94,8 +94,8 @@ export interface TaxResult {
   readonly items: ReadonlyArray<ItemTaxes>
 }
 
-export class TaxEngine extends Context.Tag("erp/core/TaxEngine")<TaxEngine, {
+export class TaxEngine extends Context.Service<TaxEngine, {
   /** Recorded in the invoice's `tax_engine_provider`. */
   readonly name: string
   readonly resolve: (request: TaxRequest) => Effect.Effect<TaxResult, Unprocessable>
-}>() {}
+}>()("erp/core/TaxEngine") {}

@@ -11,7 +11,7 @@ export const Tenant = Schema.Struct({
   time_zone: Schema.String,
   created_at: Schema.String,
   updated_at: Schema.String
-}).annotations({ identifier: "Tenant" })
+}).annotate({ identifier: "Tenant" })
 export type Tenant = typeof Tenant.Type
 
 export interface User {
@@ -65,7 +65,7 @@ export interface NewApiKey {
 }
 
 /** Tenants, users, memberships and API keys: the operator's side of the service. */
-export class Tenancy extends Context.Tag("erp/core/Tenancy")<Tenancy, {
+export class Tenancy extends Context.Service<Tenancy, {
   /** A tenant; its time zone defaults to its country's main one. */
   readonly createTenant: (input: { name: string; countryCode: string; timeZone?: string | undefined }) => Effect.Effect<Tenant, InvalidRequest>
   readonly setTimeZone: (id: string, timeZone: string) => Effect.Effect<Tenant, NotFound | InvalidRequest>
@@ -98,4 +98,4 @@ export class Tenancy extends Context.Tag("erp/core/Tenancy")<Tenancy, {
   /** The principal behind an API key token; 401 for anything but a live, matching key. */
   readonly authenticateApiKey: (token: string) => Effect.Effect<Principal, Unauthenticated>
   readonly countTenants: Effect.Effect<number>
-}>() {}
+}>()("erp/core/Tenancy") {}

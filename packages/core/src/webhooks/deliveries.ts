@@ -24,7 +24,7 @@ const retry: ResourceAction = {
   summary: "Send a webhook delivery again now",
   description: "Queues the delivery for an attempt at once, whatever its status (a succeeded one is sent again; receivers deduplicate by webhook-id). " +
     "409 while an attempt is in flight. Its attempts so far stay in its log.",
-  output: Schema.suspend((): Schema.Schema<any, any> => webhookDeliveries.record),
+  output: Schema.suspend((): Schema.Codec<unknown, unknown> => webhookDeliveries.record),
   successStatus: 200,
   emits: false,
   run: (context) =>
@@ -63,7 +63,7 @@ export const webhookDeliveries = defineResource({
     resource_id: stored("text", Schema.String),
     action: stored("text", Schema.String),
     event_created_at: stored("timestamptz", Schema.String, { description: "When the event happened (the payload's timestamp)" }),
-    status: stored("text", Schema.Literal("pending", "succeeded", "retrying", "failed"), {
+    status: stored("text", Schema.Literals(["pending", "succeeded", "retrying", "failed"]), {
       filter: true,
       description: "pending (not tried yet, or queued again), succeeded (a 2xx answer), retrying (failed, another attempt at next_attempt_at), failed (no more attempts)"
     }),

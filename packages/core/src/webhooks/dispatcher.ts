@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 import { Duration, Effect, FiberSet, Layer, Queue, Ref, Schedule } from "effect"
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
@@ -223,7 +223,7 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
           : yield* send(new URL(String(endpoint.url)), deliveryHeaders(secrets, delivery.id, body), body, { timeoutMs, allowPrivate })
         yield* record(delivery, result, number)
       }).pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${delivery.id} could not be attempted`, cause)),
+        Effect.catchCause((cause) => Effect.logWarning(`webhook delivery ${delivery.id} could not be attempted`, cause)),
         Effect.withSpan("webhooks.attempt")
       )
 
@@ -240,7 +240,7 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
  * cuts the rest and releases their leases.
  */
 export const layerWebhookDispatcher = (options: DispatcherOptions = {}) =>
-  Layer.scopedDiscard(Effect.gen(function* () {
+  Layer.effectDiscard(Effect.gen(function* () {
     const dispatcher = yield* makeDispatcher(options)
     const inFlight = yield* FiberSet.make()
     const stopping = yield* Ref.make(false)
@@ -250,7 +250,7 @@ export const layerWebhookDispatcher = (options: DispatcherOptions = {}) =>
       Effect.gen(function* () {
         yield* Ref.set(stopping, true)
         // Finalizers run uninterruptibly: the wait must be made interruptible for its timeout to cut it.
-        yield* Effect.interruptible(Effect.repeat(Ref.get(running), { until: (count) => count === 0, schedule: Schedule.spaced(Duration.millis(50)) })).pipe(
+        yield* Effect.interruptible(Ref.get(running).pipe(Effect.repeat({ until: (count) => count === 0, schedule: Schedule.spaced(Duration.millis(50)) }))).pipe(
           Effect.timeout(Duration.millis(dispatcher.graceMs)),
           Effect.ignore
         )
@@ -264,12 +264,12 @@ export const layerWebhookDispatcher = (options: DispatcherOptions = {}) =>
       while (!(yield* Ref.get(stopping))) {
         const free = dispatcher.concurrency - (yield* Ref.get(running))
         const claimed = free > 0
-          ? yield* dispatcher.claim(free).pipe(Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("claiming webhook deliveries failed", cause), [])))
+          ? yield* dispatcher.claim(free).pipe(Effect.catchCause((cause) => Effect.as(Effect.logWarning("claiming webhook deliveries failed", cause), [])))
           : []
         for (const delivery of claimed) {
           yield* Ref.update(running, (count) => count + 1)
           yield* FiberSet.run(inFlight, dispatcher.attempt(delivery).pipe(
-            Effect.ensuring(Effect.zipRight(Ref.update(running, (count) => count - 1), Queue.offer(wake, undefined)))
+            Effect.ensuring(Effect.andThen(Ref.update(running, (count) => count - 1), Queue.offer(wake, undefined)))
           ))
         }
         if (claimed.length === 0) yield* Effect.raceFirst(Effect.sleep(Duration.millis(dispatcher.pollMs)), Queue.take(wake))

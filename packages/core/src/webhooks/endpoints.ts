@@ -33,15 +33,17 @@ const eventPatternProblem = (pattern: string): string | undefined => {
   return undefined
 }
 
-const EventPattern = Schema.String.pipe(
-  Schema.filter((pattern) => eventPatternProblem(pattern) ?? true)
-).annotations({ description: "products.update, payables.* or * (every event)" })
+// The description goes on the string, before the filter: JSON Schema shows no annotations of a filter it cannot express.
+const EventPattern = Schema.String.annotate({ description: "products.update, payables.* or * (every event)" }).check(
+  Schema.makeFilter((pattern: string) => eventPatternProblem(pattern) ?? true)
+)
 
-const EventPatterns = StringList(EventPattern, 100).pipe(
-  Schema.filter((list) => list.length > 0 || "must name at least one event (or *)")
-).annotations({ description: "The events sent to this endpoint: resource/action pairs like sales-orders.update, payables.* or *" })
+const eventPatterns = (description: string) =>
+  StringList(EventPattern, 100).check(Schema.isMinLength(1, { message: "must name at least one event (or *)" })).annotate({ description })
 
-const WebhookUrl = Text(2048).annotations({ description: "Where events are POSTed: https, not a private or loopback address" })
+const EventPatterns = eventPatterns("The events sent to this endpoint: resource/action pairs like sales-orders.update, payables.* or *")
+
+const WebhookUrl = Text(2048).annotate({ description: "Where events are POSTed: https, not a private or loopback address" })
 
 const endpointSecret = SEALED_COLUMNS.webhookSecrets
 const previousSecret = SEALED_COLUMNS.webhookPreviousSecrets
@@ -68,9 +70,9 @@ const rules = (draft: Draft) =>
   })
 
 const RotatedSecret = Schema.Struct({
-  secret: Schema.String.annotations({ description: "The new signing secret (whsec_…): shown this once" }),
-  previous_secret_expires_at: Schema.String.annotations({ description: "Until when the previous secret also signs deliveries" })
-}).annotations({ identifier: "WebhookEndpointSecret" })
+  secret: Schema.String.annotate({ description: "The new signing secret (whsec_…): shown this once" }),
+  previous_secret_expires_at: Schema.String.annotate({ description: "Until when the previous secret also signs deliveries" })
+}).annotate({ identifier: "WebhookEndpointSecret" })
 
 const rotateSecret: ResourceAction = {
   name: "rotate-secret",
@@ -102,16 +104,17 @@ const rotateSecret: ResourceAction = {
 /** How many events one replay re-sends at most; ask again from the last one's time for more. */
 export const REPLAY_LIMIT = 1000
 
+// A body is documented by its encoded side, where a datetime's description sits.
 const ReplayInput = Schema.Struct({
-  since: DateTimeString.annotations({ description: "Events recorded at or after this time" }),
-  until: Schema.optional(DateTimeString).annotations({ description: "… and before this time (default now)" }),
-  types: Schema.optional(EventPatterns).annotations({ description: "Only these events (default: every event the endpoint subscribes to)" })
+  since: DateTimeString.pipe(Schema.annotateEncoded({ description: "Events recorded at or after this time" })),
+  until: Schema.optionalKey(DateTimeString.pipe(Schema.annotateEncoded({ description: "… and before this time (default now)" }))),
+  types: Schema.optionalKey(eventPatterns("Only these events (default: every event the endpoint subscribes to)"))
 })
 
 const Replayed = Schema.Struct({
-  replayed: Schema.Int.annotations({ description: "Deliveries created (one per event)" }),
-  truncated: Schema.Boolean.annotations({ description: `More than ${REPLAY_LIMIT} events matched: replay again from the last one` })
-}).annotations({ identifier: "WebhookReplay" })
+  replayed: Schema.Int.annotate({ description: "Deliveries created (one per event)" }),
+  truncated: Schema.Boolean.annotate({ description: `More than ${REPLAY_LIMIT} events matched: replay again from the last one` })
+}).annotate({ identifier: "WebhookReplay" })
 
 const matches = (patterns: ReadonlyArray<string>, type: string) => {
   const [resource] = type.split(".")

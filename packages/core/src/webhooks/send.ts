@@ -26,7 +26,7 @@ export const send = (url: URL, headers: Readonly<Record<string, string>>, body: 
   if (!options.allowPrivate && isIP(literal) !== 0 && isPrivateAddress(literal)) {
     return Effect.succeed<SendResult>({ statusCode: null, latencyMs: 0, error: `EPRIVATEADDRESS: ${literal} is a private address`, body: null })
   }
-  return Effect.async<SendResult>((resume) => {
+  return Effect.callback<SendResult>((resume) => {
     const started = performance.now()
     const elapsed = () => Math.round(performance.now() - started)
     let settled = false

@@ -15,7 +15,7 @@ export interface WebhookSettingsShape {
 const fromConfig = Config.all({ allowPrivate: webhookSettings.allowPrivate.config, leaseSeconds: webhookSettings.leaseSeconds.config })
 
 /** The webhook settings the endpoint rules, the test event and the dispatcher follow, read as the host starts. */
-export class WebhookSettings extends Context.Tag("erp/core/WebhookSettings")<WebhookSettings, WebhookSettingsShape>() {
+export class WebhookSettings extends Context.Service<WebhookSettings, WebhookSettingsShape>()("erp/core/WebhookSettings") {
   /** From the `ConfigProvider` in context; `overrides` (an embedding app's options, the CLI's flags) win. */
   static readonly layer = (overrides: Partial<WebhookSettingsShape> = {}) =>
     Layer.effect(WebhookSettings, Effect.map(loadConfig(fromConfig), (configured) => ({ ...configured, ...overrides })))

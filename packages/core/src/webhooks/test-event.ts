@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 import { Effect } from "effect"
 import { randomUUID } from "node:crypto"
 import { NotFound } from "../errors.js"

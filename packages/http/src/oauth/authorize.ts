@@ -1,4 +1,3 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   AUTHORIZE_LIMIT,
   mcpResource,
@@ -10,7 +9,8 @@ import {
   sameResource,
   textProblem
 } from "@erp/core"
-import { Effect, Either, Option } from "effect"
+import { Effect, Option, Result } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { clearCookie, cookieOptions, CSRF_COOKIE, makeCurrentUser, newFormToken, sameText, secureCookies as secureCookiesOf, SESSION_COOKIE, setSessionCookie } from "../browser-session.js"
 import { readForm } from "./form.js"
 import { type Html, htmlResponse } from "../html.js"
@@ -101,9 +101,9 @@ export const makeAuthorize = Effect.gen(function* () {
         }
       }
       const scopes = parseScope(params.scope)
-      if (Either.isLeft(scopes)) return yield* back(scopes.left.error, scopes.left.description)
+      if (Result.isFailure(scopes)) return yield* back(scopes.failure.error, scopes.failure.description)
       const everyCompany = sameResource(params.resource, mcpResource(issuer))
-      return { client, everyCompany, redirectUri, redirectUriGiven: params.redirect_uri !== undefined, scopes: scopes.right, params, issuer }
+      return { client, everyCompany, redirectUri, redirectUriGiven: params.redirect_uri !== undefined, scopes: scopes.success, params, issuer }
     })
 
   const secureCookies = (request: HttpServerRequest.HttpServerRequest) => secureCookiesOf(config, request)
@@ -111,7 +111,7 @@ export const makeAuthorize = Effect.gen(function* () {
   const showSignIn = (request: HttpServerRequest.HttpServerRequest, validated: Validated, extra: { email?: string; error?: string; status?: number } = {}) => {
     const csrf = newFormToken()
     return pageResponse(signInPage({ action: authorizePath, clientName: validated.client.name, params: validated.params, csrf, ...extra }), extra.status ?? 200).pipe(
-      HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, csrf, formCookieOptions(basePath, secureCookies(request), 3600))
+      HttpServerResponse.setCookieUnsafe(CSRF_COOKIE, csrf, formCookieOptions(basePath, secureCookies(request), 3600))
     )
   }
 
@@ -172,7 +172,7 @@ export const makeAuthorize = Effect.gen(function* () {
           )
         }
         return response ?? (yield* showConsent(validated, signedIn.value.user, csrf))
-      }).pipe(Effect.merge)
+      }).pipe(Effect.catch(Effect.succeed))
     )
   })
 
@@ -189,8 +189,8 @@ export const makeAuthorize = Effect.gen(function* () {
             return showSignIn(request, validated, { error: "Your sign-in form expired; please try again.", status: 403 })
           }
           const checked = yield* checkPassword({ limiter, oauth }, form.email ?? "", form.password ?? "")
-          if (Either.isLeft(checked)) return checked.left
-          const user = checked.right
+          if (Result.isFailure(checked)) return checked.failure
+          const user = checked.success
           if (Option.isNone(user)) {
             return showSignIn(request, validated, { email: form.email ?? "", error: "Email or password is not right.", status: 401 })
           }
@@ -230,7 +230,7 @@ export const makeAuthorize = Effect.gen(function* () {
           resource: validated.params.resource
         })
         return redirectWith(validated.redirectUri, validated.issuer, { code, state: validated.params.state })
-      }).pipe(Effect.merge)
+      }).pipe(Effect.catch(Effect.succeed))
     )
   })
 

@@ -1,4 +1,3 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import {
   allScopes,
   type OAuthClient,
@@ -12,6 +11,7 @@ import {
   tokenFromAuthorization
 } from "@erp/core"
 import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { apiRequestOf, readJsonBody } from "../body.js"
 import { bearerChallenge, publicUrl } from "../public-url.js"
 import { clientLimitKey, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
@@ -25,7 +25,7 @@ const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" } as const
  * the rest of the API.
  */
 export const oauthErrorResponse = (failure: OAuthError, basicAuth = false) =>
-  HttpServerResponse.unsafeJson(
+  HttpServerResponse.jsonUnsafe(
     { error: failure.error, error_description: failure.description, status_code: failure.status, message: failure.description },
     {
       status: failure.status,
@@ -61,7 +61,7 @@ export const makeEndpoints = Effect.gen(function* () {
     basicCredentials(request.headers.authorization)?.clientId ?? form.client_id ?? `ip:${clientLimitKey(request, config.trustProxy)}`
 
   const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
-    HttpServerResponse.unsafeJson(body, { status, headers: { ...NO_STORE, ...headers } })
+    HttpServerResponse.jsonUnsafe(body, { status, headers: { ...NO_STORE, ...headers } })
 
   const authorizationServerMetadata = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -118,7 +118,7 @@ export const makeEndpoints = Effect.gen(function* () {
     const tokens = yield* issued.pipe(Effect.mapError((failure) => ({ failure, basic: false })))
     return json(tokens, 200, rateLimitHeaders(decision))
   }).pipe(
-    Effect.catchAll((error) =>
+    Effect.catch((error) =>
       Effect.succeed("failure" in error ? oauthErrorResponse(error.failure, error.basic) : oauthErrorResponse(error)))
   )
 
@@ -135,9 +135,9 @@ export const makeEndpoints = Effect.gen(function* () {
       if (!form.token) return yield* Effect.fail(oauthError("invalid_request", "token is required"))
       yield* oauth.revoke({ client, token: form.token }, { issuer: issuerOf(request) })
       return HttpServerResponse.empty({ status: 200, headers: { ...NO_STORE, ...headers } })
-    }).pipe(Effect.catchAll((failure) =>
+    }).pipe(Effect.catch((failure) =>
       Effect.succeed(HttpServerResponse.setHeaders(oauthErrorResponse(failure, basicCredentialsPresent(failure)), headers))))
-  }).pipe(Effect.catchAll((failure) => Effect.succeed(oauthErrorResponse(failure, basicCredentialsPresent(failure)))))
+  }).pipe(Effect.catch((failure) => Effect.succeed(oauthErrorResponse(failure, basicCredentialsPresent(failure)))))
 
   const userinfo = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -152,7 +152,7 @@ export const makeEndpoints = Effect.gen(function* () {
     return yield* oauth.tokenUser(bearer, { issuer }).pipe(
       Effect.flatMap(oauth.userinfo),
       Effect.map((info) => json(info)),
-      Effect.catchAll((failure) =>
+      Effect.catch((failure) =>
         Effect.succeed(json({ error: "invalid_token", error_description: failure.message, status_code: 401, message: failure.message }, 401, { "www-authenticate": challenge })))
     )
   })
@@ -192,7 +192,7 @@ export const makeEndpoints = Effect.gen(function* () {
       grant_types: grantTypes,
       response_types: ["code"]
     }, 201, rateLimitHeaders(decision))
-  }).pipe(Effect.catchAll((failure) => Effect.succeed(oauthErrorResponse(failure))))
+  }).pipe(Effect.catch((failure) => Effect.succeed(oauthErrorResponse(failure))))
 
   return { authorizationServerMetadata, protectedResourceMetadata, jwks, token, revoke, userinfo, register }
 })

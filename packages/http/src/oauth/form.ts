@@ -1,4 +1,4 @@
-import type { HttpServerRequest } from "@effect/platform"
+import type { HttpServerRequest } from "effect/http"
 import { textProblem } from "@erp/core"
 import { Effect } from "effect"
 import { MAX_BODY_BYTES, readBounded } from "../body.js"

@@ -1,6 +1,6 @@
-import { HttpRouter } from "@effect/platform"
 import type { OAuthClient, OAuthGrant } from "@erp/core"
 import { Effect } from "effect"
+import { HttpRouter } from "effect/http"
 import { withQuery } from "./display.js"
 import { fieldError, type FieldProblems, formProblem, invalidAttributes } from "./forms.js"
 import { type Form, type Kit, queryOf, seeOther } from "./kit.js"
@@ -108,18 +108,18 @@ export const makeApps = (kit: Kit) => {
         kind: form.kind === "public" ? "public" : "confidential",
         registration: "operator",
         tenantId: ctx.tenant.id
-      }).pipe(Effect.either)
-      if (made._tag === "Left") return yield* again({ redirect_uris: made.left.message })
-      return kit.page(ctx, { title: made.right.client.name, current: "apps", body: secretScreen(ctx, made.right.client, made.right.secret) }, 201)
+      }).pipe(Effect.result)
+      if (made._tag === "Failure") return yield* again({ redirect_uris: made.failure.message })
+      return kit.page(ctx, { title: made.success.client.name, current: "apps", body: secretScreen(ctx, made.success.client, made.success.secret) }, 201)
     }))
 
   const rotate = kit.posted((ctx) =>
     Effect.gen(function* () {
       if (!ctx.isAdmin) return adminsOnly(ctx)
       const params = yield* HttpRouter.params
-      const rotated = yield* kit.oauth.rotateClientSecret(ctx.tenant.id, params.clientId ?? "").pipe(Effect.either)
-      if (rotated._tag === "Left") return rotated.left._tag === "NotFound" ? notFound(ctx) : kit.refusal(ctx, ctx.t("Rotate secret"), rotated.left.message, 422)
-      return kit.page(ctx, { title: rotated.right.client.name, current: "apps", body: secretScreen(ctx, rotated.right.client, rotated.right.secret) })
+      const rotated = yield* kit.oauth.rotateClientSecret(ctx.tenant.id, params.clientId ?? "").pipe(Effect.result)
+      if (rotated._tag === "Failure") return rotated.failure._tag === "NotFound" ? notFound(ctx) : kit.refusal(ctx, ctx.t("Rotate secret"), rotated.failure.message, 422)
+      return kit.page(ctx, { title: rotated.success.client.name, current: "apps", body: secretScreen(ctx, rotated.success.client, rotated.success.secret) })
     }))
 
   const confirmClient = kit.signedIn(kit.adminOnly((ctx) =>
@@ -152,8 +152,8 @@ export const makeApps = (kit: Kit) => {
     Effect.gen(function* () {
       if (!ctx.isAdmin) return adminsOnly(ctx)
       const params = yield* HttpRouter.params
-      const revoked = yield* kit.oauth.revokeGrant(ctx.tenant.id, params.id ?? "").pipe(Effect.either)
-      if (revoked._tag === "Left") return notFound(ctx)
+      const revoked = yield* kit.oauth.revokeGrant(ctx.tenant.id, params.id ?? "").pipe(Effect.result)
+      if (revoked._tag === "Failure") return notFound(ctx)
       return seeOther(withQuery(`${ctx.root}/apps`, { done: "1" }))
     }))
 

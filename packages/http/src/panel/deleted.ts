@@ -1,6 +1,6 @@
-import { HttpRouter } from "@effect/platform"
 import { type AnyResource, can } from "@erp/core"
 import { Effect } from "effect"
+import { HttpRouter } from "effect/http"
 import { pager, recordLabel, tenantResources, withQuery } from "./display.js"
 import { type Kit, queryOf, resourceLabel, seeOther } from "./kit.js"
 import { attributes, html } from "../html.js"
@@ -30,10 +30,10 @@ export const makeDeleted = (kit: Kit) => {
       if (search && resource.search) params.push(["search", search])
       const cursor = query.get("cursor")
       if (cursor) params.push(["cursor", cursor])
-      const page = yield* kit.engine.list(resource, ctx.principal, params).pipe(Effect.either)
-      if (page._tag === "Left") return kit.refusal(ctx, t("Deleted records"), page.left.message, page.left._tag === "Forbidden" ? 403 : 400)
+      const page = yield* kit.engine.list(resource, ctx.principal, params).pipe(Effect.result)
+      if (page._tag === "Failure") return kit.refusal(ctx, t("Deleted records"), page.failure.message, page.failure._tag === "Forbidden" ? 403 : 400)
       const mayRestore = can(ctx.principal, resource.permission, "update", resource.adminOnly)
-      const rows = (page.right.data as ReadonlyArray<Record<string, unknown>>).map((record) => html`
+      const rows = (page.success.data as ReadonlyArray<Record<string, unknown>>).map((record) => html`
         <tr><td data-label="${t("Name")}"><a href="${ctx.root}/r/${resource.name}/${String(record.id)}">${recordLabel(record)}</a></td>
         <td data-label="${t("Deleted")}">${time(ctx, record.deleted_at as string)}</td><td class="actions">
         ${mayRestore && html`
@@ -49,7 +49,7 @@ export const makeDeleted = (kit: Kit) => {
           : html`
             <div class="table-wrap"><table class="stack" id="deleted"><thead><tr><th>${t("Name")}</th><th>${t("Deleted")}</th><th><span hidden>${t("Actions")}</span></th></tr></thead>
             <tbody>${rows}</tbody></table></div>`}
-        ${pager(ctx, page.right, (next) => withQuery(`${ctx.root}/deleted`, { resource: resource.name, search, cursor: next }))}</section>`
+        ${pager(ctx, page.success, (next) => withQuery(`${ctx.root}/deleted`, { resource: resource.name, search, cursor: next }))}</section>`
       return kit.page(ctx, { title: t("Deleted records"), current: "deleted", body, flash })
     }))
 
@@ -58,9 +58,9 @@ export const makeDeleted = (kit: Kit) => {
       const params = yield* HttpRouter.params
       const resource = restorable(kit.registry, ctx).find((item) => item.name === params.resource)
       if (!resource) return kit.refusal(ctx, ctx.t("Not found"), ctx.t("Not found"), 404)
-      const restored = yield* kit.engine.restore(resource, ctx.principal, params.id ?? "").pipe(Effect.either)
-      if (restored._tag === "Left") {
-        const error = restored.left as { readonly _tag: string; readonly message: string }
+      const restored = yield* kit.engine.restore(resource, ctx.principal, params.id ?? "").pipe(Effect.result)
+      if (restored._tag === "Failure") {
+        const error = restored.failure as { readonly _tag: string; readonly message: string }
         return kit.refusal(ctx, ctx.t("Restore"), error.message, error._tag === "NotFound" ? 404 : error._tag === "Forbidden" ? 403 : 422)
       }
       return seeOther(withQuery(`${ctx.root}/deleted`, { resource: resource.name, restored: "1" }))

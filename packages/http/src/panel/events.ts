@@ -25,8 +25,8 @@ export const makeEventFeed = (kit: Kit) =>
       else if (action) params.push(["action", action])
       const cursor = query.get("cursor")
       if (cursor) params.push(["cursor", cursor])
-      const page = yield* kit.engine.list(events, ctx.principal, params).pipe(Effect.either)
-      if (page._tag === "Left") return kit.refusal(ctx, t("Event feed"), page.left.message, page.left._tag === "Forbidden" ? 403 : 400)
+      const page = yield* kit.engine.list(events, ctx.principal, params).pipe(Effect.result)
+      if (page._tag === "Failure") return kit.refusal(ctx, t("Event feed"), page.failure.message, page.failure._tag === "Forbidden" ? 403 : 400)
       const option = (value: string, chosen: string, label = value) => html`<option value="${value}"${attributes({ selected: value === chosen })}>${label}</option>`
       const body = html`
         <h1>${t("Event feed")}</h1>
@@ -36,8 +36,8 @@ export const makeEventFeed = (kit: Kit) =>
         <div><label for="action">${t("Action")}</label><select id="action" name="action">${option("", action, t("Any"))}
         ${EVENT_ACTIONS.map((name) => option(name, action, t(name === "restore" ? "Restore" : name)))}</select></div>
         <div><button class="primary" type="submit">${t("Filter")}</button></div></form>
-        <section class="card">${eventTable(ctx, page.right, "events")}
-        ${pager(ctx, page.right, (next) => withQuery(`${ctx.root}/events`, { resource, action, cursor: next }))}
+        <section class="card">${eventTable(ctx, page.success, "events")}
+        ${pager(ctx, page.success, (next) => withQuery(`${ctx.root}/events`, { resource, action, cursor: next }))}
         <p class="muted small">${t("Times are shown in your time zone.")}</p></section>`
       return kit.page(ctx, { title: t("Event feed"), current: "events", body })
     }))

@@ -1,10 +1,10 @@
 import { ACTIONS, type Action, type AnyResource, type ApiKey, type PermissionGrant } from "@erp/core"
 import { Effect } from "effect"
+import { HttpRouter } from "effect/http"
 import { type Form, type Kit, seeOther } from "./kit.js"
 import { attributes, html } from "../html.js"
 import { csrfField, type PanelContext, time } from "./layout.js"
 import { fieldError, invalidAttributes, type FieldProblems, formProblem } from "./forms.js"
-import { HttpRouter } from "@effect/platform"
 
 export type KeyStatus = "active" | "expired" | "revoked"
 
@@ -159,10 +159,10 @@ export const makeKeys = (kit: Kit) => {
         permissions: grantsFromForm(kit.registry, form),
         expiresAt: form.expires_at?.trim() || undefined,
         createdByUserId: ctx.user.id
-      }).pipe(Effect.either)
-      if (made._tag === "Left") return again({ name: made.left.message })
+      }).pipe(Effect.result)
+      if (made._tag === "Failure") return again({ name: made.failure.message })
       // Shown once, in this answer only: never stored in the clear, never in a URL.
-      return (kit.page(ctx, { title: ctx.t("Your new key"), current: "keys", body: createdScreen(ctx, made.right.key, made.right.token) }, 201))
+      return (kit.page(ctx, { title: ctx.t("Your new key"), current: "keys", body: createdScreen(ctx, made.success.key, made.success.token) }, 201))
     }))
 
   const confirmRevoke = kit.signedIn(kit.adminOnly((ctx) =>

@@ -1,6 +1,6 @@
-import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { type AnyResource, can, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
 import { Effect, Option } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { clearCookie, cookieOptions, makeCurrentUser, sameText, secureCookies, SESSION_COOKIE, setSessionCookie } from "../browser-session.js"
 import { FormError, readForm } from "../oauth/form.js"
 import { html, type Html, htmlResponse } from "../html.js"
@@ -109,13 +109,13 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
     const posted = <E, R>(handler: (ctx: PanelContext, form: Form, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Response, E, R>) =>
       signedIn((ctx, request) =>
         Effect.gen(function* () {
-          const form = yield* readForm(request).pipe(Effect.either)
-          if (form._tag === "Left") return refusal(ctx, ctx.t("Request refused"), form.left instanceof FormError ? form.left.message : "", 400)
-          const sent = form.right.csrf
+          const form = yield* readForm(request).pipe(Effect.result)
+          if (form._tag === "Failure") return refusal(ctx, ctx.t("Request refused"), form.failure instanceof FormError ? form.failure.message : "", 400)
+          const sent = form.success.csrf
           if (!sent || !sameText(sent, ctx.csrf)) {
             return refusal(ctx, ctx.t("Request refused"), ctx.t("The form did not come from this page (CSRF check failed)."), 403)
           }
-          return yield* handler(ctx, form.right, request)
+          return yield* handler(ctx, form.success, request)
         }))
 
     /** Admin-only screens refuse members with 403 (the API's rule for admin-only resources). */
@@ -124,14 +124,14 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
         ctx.isAdmin ? handler(ctx, request) : Effect.succeed<Response>(refusal(ctx, ctx.t("Admins only"), ctx.t("This screen is for the company's admins."), 403))
 
     const remember = (request: HttpServerRequest.HttpServerRequest, tenantId: string) =>
-      HttpServerResponse.unsafeSetCookie(TENANT_COOKIE, tenantId, cookieOptions(root, secureCookies(config, request), 30 * 24 * 3600))
+      HttpServerResponse.setCookieUnsafe(TENANT_COOKIE, tenantId, cookieOptions(root, secureCookies(config, request), 30 * 24 * 3600))
 
     const forget = (request: HttpServerRequest.HttpServerRequest, name: string, path: string) => clearCookie(name, path, secureCookies(config, request))
 
     return { oauth, tenancy, engine, config, registry, basePath, root, bareContext, page, refusal, signedIn, posted, adminOnly, remember, forget }
   })
 
-export type Kit = Effect.Effect.Success<ReturnType<typeof makeKit>>
+export type Kit = Effect.Success<ReturnType<typeof makeKit>>
 
 /** A query parameter, once. */
 export const queryOf = (request: HttpServerRequest.HttpServerRequest) => new URL(request.url, "http://local").searchParams

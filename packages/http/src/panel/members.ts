@@ -1,6 +1,6 @@
-import { HttpRouter } from "@effect/platform"
 import type { AnyResource, Member, Role } from "@erp/core"
 import { Effect, Option } from "effect"
+import { HttpRouter } from "effect/http"
 import { fieldError, type FieldProblems, formProblem, invalidAttributes } from "./forms.js"
 import { formOfGrants, grantsFromForm, permissionMatrix, permissionSummary } from "./keys.js"
 import { type Form, type Kit, seeOther } from "./kit.js"
@@ -34,7 +34,7 @@ const roleField = (ctx: PanelContext, form: Form, problems: FieldProblems) => ht
 export const makeMembers = (kit: Kit) => {
   const rows = memberResources(kit.registry)
   const memberOf = (ctx: PanelContext, id: string | undefined) =>
-    Effect.map(kit.tenancy.listMembers(ctx.tenant.id).pipe(Effect.orDie), (members) => Option.fromNullable(members.find((member) => member.id === id)))
+    Effect.map(kit.tenancy.listMembers(ctx.tenant.id).pipe(Effect.orDie), (members) => Option.fromNullishOr(members.find((member) => member.id === id)))
   const notFound = (ctx: PanelContext) => kit.refusal(ctx, ctx.t("Not found"), ctx.t("Not found"), 404)
   const adminsOnly = (ctx: PanelContext) => kit.refusal(ctx, ctx.t("Admins only"), ctx.t("This screen is for the company's admins."), 403)
 
@@ -89,16 +89,16 @@ export const makeMembers = (kit: Kit) => {
       // An invitation names a person by email: an existing user joins, anyone else gets an account (a password is set when they first sign in through the operator or the embedding app).
       const user = yield* kit.tenancy.getUser(email).pipe(
         Effect.catchTag("NotFound", () => kit.tenancy.createUser({ email, name: form.name?.trim() || email.split("@")[0] })),
-        Effect.either
+        Effect.result
       )
-      if (user._tag === "Left") return yield* again({ email: user.left.message })
+      if (user._tag === "Failure") return yield* again({ email: user.failure.message })
       const added = yield* kit.tenancy.addMember({
         tenantId: ctx.tenant.id,
-        userId: user.right.id,
+        userId: user.success.id,
         role,
         permissions: role === "admin" ? [] : grantsFromForm(kit.registry, form, rows)
-      }).pipe(Effect.either)
-      if (added._tag === "Left") return yield* again({ email: added.left._tag === "Conflict" ? "is already a member" : added.left.message })
+      }).pipe(Effect.result)
+      if (added._tag === "Failure") return yield* again({ email: added.failure._tag === "Conflict" ? "is already a member" : added.failure.message })
       return seeOther(withQuery(`${ctx.root}/members`, { done: "1" }))
     }))
 
@@ -123,8 +123,8 @@ export const makeMembers = (kit: Kit) => {
       if (role === "member" && grantsFromForm(kit.registry, form, rows).length === 0) problems.permissions = "choose at least one permission"
       const again = (found: FieldProblems) => kit.page(ctx, { title: member.value.email, current: "members", body: editScreen(ctx, member.value, form, found) }, 422)
       if (Object.keys(problems).length > 0) return again(problems)
-      const saved = yield* kit.tenancy.updateMember({ tenantId: ctx.tenant.id, membershipId: member.value.id, role: role!, permissions: grantsFromForm(kit.registry, form, rows) }).pipe(Effect.either)
-      if (saved._tag === "Left") return again({ role: saved.left._tag === "Unprocessable" ? "the last admin cannot be demoted or removed" : saved.left.message })
+      const saved = yield* kit.tenancy.updateMember({ tenantId: ctx.tenant.id, membershipId: member.value.id, role: role!, permissions: grantsFromForm(kit.registry, form, rows) }).pipe(Effect.result)
+      if (saved._tag === "Failure") return again({ role: saved.failure._tag === "Unprocessable" ? "the last admin cannot be demoted or removed" : saved.failure.message })
       return seeOther(withQuery(`${ctx.root}/members`, { done: "1" }))
     }))
 
@@ -134,8 +134,8 @@ export const makeMembers = (kit: Kit) => {
       const params = yield* HttpRouter.params
       const member = yield* memberOf(ctx, params.id)
       if (Option.isNone(member)) return notFound(ctx)
-      const removed = yield* kit.tenancy.removeMember(ctx.tenant.id, member.value.id).pipe(Effect.either)
-      if (removed._tag === "Left") {
+      const removed = yield* kit.tenancy.removeMember(ctx.tenant.id, member.value.id).pipe(Effect.result)
+      if (removed._tag === "Failure") {
         const form = { role: member.value.role, ...formOfGrants(member.value.permissions) }
         return kit.page(ctx, { title: member.value.email, current: "members", body: editScreen(ctx, member.value, form, { role: "the last admin cannot be demoted or removed" }) }, 422)
       }

@@ -1,5 +1,5 @@
 import { type AnyResource, type FieldErrors } from "@erp/core"
-import { JSONSchema, type Schema } from "effect"
+import { Schema } from "effect"
 import { fieldError, type FieldProblems, invalidAttributes } from "./forms.js"
 import { attributes, html, type Html } from "../html.js"
 import type { PanelContext } from "./layout.js"
@@ -54,11 +54,11 @@ const kindOf = (schema: JsonSchema): InputKind => {
 }
 
 /** The fields of a create or update body, derived from the declaration: one generic form for every resource. */
-export const formFields = (input: Schema.Schema.AnyNoContext | undefined): ReadonlyArray<FormField> => {
+export const formFields = (input: Schema.Top | undefined): ReadonlyArray<FormField> => {
   if (!input) return []
-  const document = JSONSchema.make(input) as unknown as JsonSchema
-  const defs = (document.$defs ?? {}) as Readonly<Record<string, JsonSchema>>
-  const root = resolve(defs, document)
+  const document = Schema.toJsonSchemaDocument(input)
+  const defs: Readonly<Record<string, JsonSchema>> = document.definitions
+  const root = resolve(defs, document.schema)
   const properties = (root.properties ?? {}) as Readonly<Record<string, JsonSchema>>
   const required = new Set((root.required ?? []) as ReadonlyArray<string>)
   return Object.entries(properties).map(([name, raw]) => {

@@ -1,6 +1,6 @@
-import { HttpRouter } from "@effect/platform"
 import { type AnyResource, can, forbidden, type ResourceAction, sendTestEvent } from "@erp/core"
 import { Effect } from "effect"
+import { HttpRouter } from "effect/http"
 import { pager, recordLabel, showValue, tenantResources, withQuery } from "./display.js"
 import { formProblem, type FieldProblems } from "./forms.js"
 import { type Form, type Kit, queryOf, resourceLabel, seeOther } from "./kit.js"
@@ -9,7 +9,7 @@ import { csrfField, type PanelContext } from "./layout.js"
 import { bodyFromForm, createFields, formFields, problemsFromEngine, renderFields, updateFields, valuesOf } from "./record-form.js"
 
 type Row = Readonly<Record<string, unknown>>
-type TestEventServices = Effect.Effect.Context<ReturnType<typeof sendTestEvent>>
+type TestEventServices = Effect.Services<ReturnType<typeof sendTestEvent>>
 
 interface EngineFailure {
   readonly _tag: string
@@ -63,9 +63,9 @@ export const makeRecords = (kit: Kit) =>
         if (search && resource.search) params.push(["search", search])
         const cursor = query.get("cursor")
         if (cursor) params.push(["cursor", cursor])
-        const page = yield* kit.engine.list(resource, ctx.principal, params).pipe(Effect.either)
-        if (page._tag === "Left") return failure(ctx, resourceLabel(resource), page.left)
-        const records = page.right.data as ReadonlyArray<Row>
+        const page = yield* kit.engine.list(resource, ctx.principal, params).pipe(Effect.result)
+        if (page._tag === "Failure") return failure(ctx, resourceLabel(resource), page.failure)
+        const records = page.success.data as ReadonlyArray<Row>
         const columns = listColumns(resource, records)
         const rows = records.map((record) => html`
           <tr><td data-label="${t("Name")}"><a href="${ctx.root}/r/${resource.name}/${String(record.id)}">${recordLabel(record)}</a></td>
@@ -85,7 +85,7 @@ export const makeRecords = (kit: Kit) =>
             : html`
               <div class="table-wrap"><table class="stack" id="records"><thead><tr><th>${t("Name")}</th>${columns.map((column) => html`<th>${column}</th>`)}</tr></thead>
               <tbody>${rows}</tbody></table></div>`}
-          ${pager(ctx, page.right, (next) => withQuery(`${ctx.root}/r/${resource.name}`, { search, cursor: next }))}</section>`
+          ${pager(ctx, page.success, (next) => withQuery(`${ctx.root}/r/${resource.name}`, { search, cursor: next }))}</section>`
         return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body, flash })
       }))
 
@@ -126,12 +126,12 @@ export const makeRecords = (kit: Kit) =>
         if (Object.keys(problems).length > 0) {
           return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body: html`<h1>${resourceLabel(resource)}</h1>${editor(ctx, resource, {}, form, problems)}` }, 422)
         }
-        const made = yield* kit.engine.create(resource, ctx.principal, body).pipe(Effect.either)
-        if (made._tag === "Left") return refusedWrite(ctx, resource, undefined, form, made.left)
-        const revealed = Object.entries(made.right).filter(([name, value]) => typeof value === "string" && resource.fields[name]?.revealed)
+        const made = yield* kit.engine.create(resource, ctx.principal, body).pipe(Effect.result)
+        if (made._tag === "Failure") return refusedWrite(ctx, resource, undefined, form, made.failure)
+        const revealed = Object.entries(made.success).filter(([name, value]) => typeof value === "string" && resource.fields[name]?.revealed)
         // A secret answered by the create only (a webhook endpoint's) is shown here, once.
-        if (revealed.length > 0) return shown(ctx, resource, made.right, revealed)
-        return seeOther(`${ctx.root}/r/${resource.name}/${String(made.right.id)}?saved=1`)
+        if (revealed.length > 0) return shown(ctx, resource, made.success, revealed)
+        return seeOther(`${ctx.root}/r/${resource.name}/${String(made.success.id)}?saved=1`)
       }))
 
     const shown = (ctx: PanelContext, resource: AnyResource, record: Row, secrets: ReadonlyArray<[string, unknown]>) =>
@@ -182,9 +182,9 @@ export const makeRecords = (kit: Kit) =>
         if (!found) return notFound(ctx)
         const { resource, params } = found
         const { t } = ctx
-        const record = yield* kit.engine.get(resource, ctx.principal, params.id ?? "", resource.softDelete === false ? [] : [["with_deleted", "true"]]).pipe(Effect.either)
-        if (record._tag === "Left") return failure(ctx, resourceLabel(resource), record.left)
-        const row = record.right as Row
+        const record = yield* kit.engine.get(resource, ctx.principal, params.id ?? "", resource.softDelete === false ? [] : [["with_deleted", "true"]]).pipe(Effect.result)
+        if (record._tag === "Failure") return failure(ctx, resourceLabel(resource), record.failure)
+        const row = record.success as Row
         const visible = Object.entries(row).filter(([name]) => !resource.hidden.includes(name))
         const details = html`<dl class="record">${visible.map(([name, value]) => html`<dt>${name}</dt><dd>${showValue(ctx, value)}</dd>`)}</dl>`
         const live = row.deleted_at === null || row.deleted_at === undefined
@@ -215,14 +215,14 @@ export const makeRecords = (kit: Kit) =>
         if (!found || !writable(found.resource)) return notFound(ctx)
         const { resource, params } = found
         const id = params.id ?? ""
-        const current = yield* kit.engine.get(resource, ctx.principal, id, []).pipe(Effect.either)
-        if (current._tag === "Left") return failure(ctx, resourceLabel(resource), current.left)
-        const { body, problems } = bodyFromForm(updateFields(resource), form, current.right as Row)
+        const current = yield* kit.engine.get(resource, ctx.principal, id, []).pipe(Effect.result)
+        if (current._tag === "Failure") return failure(ctx, resourceLabel(resource), current.failure)
+        const { body, problems } = bodyFromForm(updateFields(resource), form, current.success as Row)
         if (Object.keys(problems).length > 0) {
           return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body: html`<h1>${resourceLabel(resource)}</h1>${editor(ctx, resource, { id }, form, problems)}` }, 422)
         }
-        const saved = yield* kit.engine.update(resource, ctx.principal, id, body).pipe(Effect.either)
-        if (saved._tag === "Left") return refusedWrite(ctx, resource, id, form, saved.left)
+        const saved = yield* kit.engine.update(resource, ctx.principal, id, body).pipe(Effect.result)
+        if (saved._tag === "Failure") return refusedWrite(ctx, resource, id, form, saved.failure)
         return seeOther(`${ctx.root}/r/${resource.name}/${id}?saved=1`)
       }))
 
@@ -231,9 +231,9 @@ export const makeRecords = (kit: Kit) =>
         const found = yield* resourceFor(ctx)
         if (!found || !writable(found.resource)) return notFound(ctx)
         const { resource, params } = found
-        const record = yield* kit.engine.get(resource, ctx.principal, params.id ?? "", []).pipe(Effect.either)
-        if (record._tag === "Left") return failure(ctx, resourceLabel(resource), record.left)
-        const row = record.right as Row
+        const record = yield* kit.engine.get(resource, ctx.principal, params.id ?? "", []).pipe(Effect.result)
+        if (record._tag === "Failure") return failure(ctx, resourceLabel(resource), record.failure)
+        const row = record.success as Row
         const body = html`
           <h1>${ctx.t("Delete")}</h1><div class="card"><p><strong>${recordLabel(row)}</strong></p><p>${ctx.t("Delete this record?")}</p>
           <form method="post" action="${ctx.root}/r/${resource.name}/${String(row.id)}/delete">${csrfField(ctx)}<div class="form-actions">
@@ -245,8 +245,8 @@ export const makeRecords = (kit: Kit) =>
       Effect.gen(function* () {
         const found = yield* resourceFor(ctx)
         if (!found || !writable(found.resource)) return notFound(ctx)
-        const removed = yield* kit.engine.remove(found.resource, ctx.principal, found.params.id ?? "").pipe(Effect.either)
-        if (removed._tag === "Left") return failure(ctx, ctx.t("Delete"), removed.left)
+        const removed = yield* kit.engine.remove(found.resource, ctx.principal, found.params.id ?? "").pipe(Effect.result)
+        if (removed._tag === "Failure") return failure(ctx, ctx.t("Delete"), removed.failure)
         return seeOther(`${ctx.root}/r/${found.resource.name}?deleted=1`)
       }))
 
@@ -260,17 +260,17 @@ export const makeRecords = (kit: Kit) =>
         const fields = action.input ? formFields(action.input) : []
         const { body, problems } = bodyFromForm(fields, form)
         if (Object.keys(problems).length > 0) return kit.refusal(ctx, action.summary, Object.entries(problems).map(([name, reason]) => `${name} ${reason}`).join("; "), 422)
-        const answer = yield* kit.engine.action(resource, action, ctx.principal, params.id ?? "", {}, action.input ? body : undefined).pipe(Effect.either)
-        if (answer._tag === "Left") return failure(ctx, action.summary, answer.left)
+        const answer = yield* kit.engine.action(resource, action, ctx.principal, params.id ?? "", {}, action.input ? body : undefined).pipe(Effect.result)
+        if (answer._tag === "Failure") return failure(ctx, action.summary, answer.failure)
         const back = `${ctx.root}/r/${resource.name}/${params.id}`
         return kit.page(ctx, {
           title: action.summary,
           current: `r:${resource.nestedUnder ? resource.nestedUnder.parent().name : resource.name}`,
           body: html`
             <h1>${action.summary}</h1><div class="card">
-            ${answer.right !== undefined && html`
-              ${carriesSecret(answer.right) && html`<p class="alert" role="alert">${ctx.t("Copy this token now: it is shown only once.")}</p>`}
-              <pre id="action-result" class="mono">${JSON.stringify(answer.right, null, 2)}</pre>`}
+            ${answer.success !== undefined && html`
+              ${carriesSecret(answer.success) && html`<p class="alert" role="alert">${ctx.t("Copy this token now: it is shown only once.")}</p>`}
+              <pre id="action-result" class="mono">${JSON.stringify(answer.success, null, 2)}</pre>`}
             <div class="form-actions"><a class="btn primary" href="${back}">${ctx.t("Open")}</a></div></div>`
         })
       }))
@@ -281,13 +281,13 @@ export const makeRecords = (kit: Kit) =>
         const params = yield* HttpRouter.params
         if (params.resource !== "webhook-endpoints" || !can(ctx.principal, "webhook-endpoints", "read")) return notFound(ctx)
         if (!can(ctx.principal, "webhook-endpoints", "update")) return failure(ctx, "webhook.test", forbidden(ctx.principal, "webhook-endpoints", "update"))
-        const result = yield* sendTestEvent(ctx.tenant.id, params.id ?? "").pipe(Effect.provide(services), Effect.either)
-        if (result._tag === "Left") return failure(ctx, "webhook.test", result.left)
+        const result = yield* sendTestEvent(ctx.tenant.id, params.id ?? "").pipe(Effect.provide(services), Effect.result)
+        if (result._tag === "Failure") return failure(ctx, "webhook.test", result.failure)
         return kit.page(ctx, {
           title: "webhook.test",
           current: "r:webhook-endpoints",
           body: html`
-            <h1>webhook.test</h1><div class="card"><pre id="test-result" class="mono">${JSON.stringify(result.right, null, 2)}</pre>
+            <h1>webhook.test</h1><div class="card"><pre id="test-result" class="mono">${JSON.stringify(result.success, null, 2)}</pre>
             <div class="form-actions"><a class="btn primary" href="${ctx.root}/r/webhook-endpoints/${params.id ?? ""}">${ctx.t("Open")}</a></div></div>`
         })
       }))

@@ -1,6 +1,6 @@
-import { HttpApiBuilder, type HttpRouter, HttpServerResponse } from "@effect/platform"
 import type { AnyResource } from "@erp/core"
 import { Effect } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import { PANEL_CSS, PANEL_JS } from "./assets.js"
 import { makeKit } from "./kit.js"
 import { makeKeys } from "./keys.js"
@@ -67,7 +67,7 @@ export type PanelRoute = (typeof PANEL_ROUTES)[number]
 
 /** The panel (`/panel`): server-rendered screens for a tenant's people, on the same router as the API. */
 export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
-  HttpApiBuilder.Router.use((router) =>
+  HttpRouter.use((router) =>
     Effect.gen(function* () {
       const kit = yield* makeKit(registry)
       const signIn = yield* makeSignIn(kit)
@@ -76,7 +76,7 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
       const records = yield* makeRecords(kit)
       const members = makeMembers(kit)
       const apps = makeApps(kit)
-      const handlers: Readonly<Record<PanelRoute, Parameters<typeof router.get>[1]>> = {
+      const handlers = {
         "GET /panel": makeOverview(kit),
         "GET /panel/assets/panel.css": asset(PANEL_CSS, "text/css; charset=utf-8"),
         "GET /panel/assets/panel.js": asset(PANEL_JS, "text/javascript; charset=utf-8"),
@@ -113,10 +113,10 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
         "POST /panel/r/:resource/:id/delete": records.remove,
         "POST /panel/r/:resource/:id/actions/:action": records.runAction,
         "POST /panel/r/:resource/:id/test": records.testEvent
-      }
+      } satisfies Readonly<Record<PanelRoute, Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, unknown>>>
       for (const route of PANEL_ROUTES) {
         const [method, path] = route.split(" ") as ["GET" | "POST", HttpRouter.PathInput]
-        yield* method === "GET" ? router.get(path, handlers[route]) : router.post(path, handlers[route])
+        yield* router.add(method, path, handlers[route])
       }
     })
   )

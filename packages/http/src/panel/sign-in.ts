@@ -1,11 +1,10 @@
-import { HttpServerRequest } from "@effect/platform"
 import { AUTHORIZE_LIMIT, RateLimiter } from "@erp/core"
-import { Effect, Either, Option } from "effect"
+import { Effect, Option, Result } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { cookieOptions, CSRF_COOKIE, newFormToken, sameText, secureCookies, SESSION_COOKIE, sessionCookiePath, setSessionCookie } from "../browser-session.js"
 import { readForm } from "../oauth/form.js"
 import { clientLimitKey, rateLimitHeaders, tooManyRequests } from "../rate-limit.js"
 import { checkPassword } from "../sign-in-attempts.js"
-import { HttpServerResponse } from "@effect/platform"
 import type { Translate } from "./i18n.js"
 import { type Form, type Kit, panelResponse, queryOf, seeOther } from "./kit.js"
 import { bare } from "./layout.js"
@@ -49,7 +48,7 @@ export const makeSignIn = (kit: Kit) =>
       const csrf = newFormToken()
       const next = safeNext(root, extra.next)
       return panelResponse(bare({ root, locale }, t("Sign in"), signInForm({ ...extra, root, t, csrf, next })), extra.status ?? 200).pipe(
-        HttpServerResponse.unsafeSetCookie(CSRF_COOKIE, csrf, cookieOptions(root, secureCookies(kit.config, request), 3600))
+        HttpServerResponse.setCookieUnsafe(CSRF_COOKIE, csrf, cookieOptions(root, secureCookies(kit.config, request), 3600))
       )
     }
 
@@ -73,8 +72,8 @@ export const makeSignIn = (kit: Kit) =>
         return show(request, { next: form.next, error: t("Your form expired; please try again."), status: 403 })
       }
       const checked = yield* checkPassword({ limiter, oauth: kit.oauth }, form.email ?? "", form.password ?? "")
-      if (Either.isLeft(checked)) return checked.left
-      const user = checked.right
+      if (Result.isFailure(checked)) return checked.failure
+      const user = checked.success
       if (Option.isNone(user)) return show(request, { next: form.next, email: form.email ?? "", error: t("Email or password is not right."), status: 401 })
       const session = yield* kit.oauth.createSession(user.value.id)
       return seeOther(safeNext(kit.root, form.next)).pipe(

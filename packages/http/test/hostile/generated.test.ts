@@ -1,5 +1,5 @@
 import { publicResources, allResources } from "@erp/core"
-import { FastCheck as fc } from "effect"
+import * as fc from "fast-check"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

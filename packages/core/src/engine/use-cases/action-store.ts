@@ -16,7 +16,7 @@ export const makeActionStore = (repo: Repository, { createRecords, updateWithin,
    * inside their unit of work (`unit`): raw reads and writes, and whole writes of
    * other resources with all their rules.
    */
-  const actionStore = (principal: Principal, unit: UnitOfWork["Type"]): ActionStore => ({
+  const actionStore = (principal: Principal, unit: UnitOfWork["Service"]): ActionStore => ({
     // A lock outside a transaction ends with its statement and guards nothing: a locking read runs the unit in one.
     findById: (resource, id, options) => lockedOnlyInTransaction(unit, options, repo.findById(resource, principal.tenantId, id, options)),
     findOne: (resource, filter, options) => lockedOnlyInTransaction(unit, options, repo.findOne(resource, principal.tenantId, filter, options)),
@@ -41,7 +41,7 @@ export const makeActionStore = (repo: Repository, { createRecords, updateWithin,
     removeRecord: (resource, id) => inTransactionOnly(unit, Effect.provideService(removeWithin(resource, principal, id), UnitOfWork, unit))
   })
 
-  const lockedOnlyInTransaction = <A>(unit: UnitOfWork["Type"], options: { readonly forUpdate?: boolean } | undefined, read: Effect.Effect<A>) =>
+  const lockedOnlyInTransaction = <A>(unit: UnitOfWork["Service"], options: { readonly forUpdate?: boolean } | undefined, read: Effect.Effect<A>) =>
     options?.forUpdate ? inTransactionOnly(unit, read) : read
 
   return actionStore

@@ -72,7 +72,7 @@ const onlyParameters = (params: QueryParams, allowed: ReadonlyArray<string>) => 
 
 export const withDeletedParam = (params: QueryParams) =>
   onlyParameters(params, ["with_deleted"]).pipe(
-    Effect.zipRight(parseBoolean("with_deleted", params.find(([key]) => key === "with_deleted")?.[1]))
+    Effect.andThen(Effect.fromResult(parseBoolean("with_deleted", params.find(([key]) => key === "with_deleted")?.[1])))
   )
 
 /** Catalogs and the event log take no writes; their routes are never declared, so this guards direct core use. */

@@ -1,4 +1,4 @@
-import { Context, Effect } from "effect"
+import { Effect } from "effect"
 import type { Conflict, Forbidden, InvalidRequest, NotFound, PreconditionFailed, Unprocessable } from "../../errors.js"
 import { CursorSecret } from "../cursor.js"
 import type { Precondition } from "../etag.js"
@@ -18,10 +18,10 @@ export const makeEngineContext = Effect.gen(function* () {
   }
 })
 
-export type EngineContext = Effect.Effect.Success<typeof makeEngineContext>
+export type EngineContext = Effect.Success<typeof makeEngineContext>
 
 /** The repository as the use cases call it. */
-export type Repository = Context.Tag.Service<typeof ResourceRepository>
+export type Repository = ResourceRepository["Service"]
 
 export type ReadFailure = InvalidRequest | Forbidden | NotFound
 export type WriteFailure = ReadFailure | Unprocessable | Conflict | PreconditionFailed

@@ -31,7 +31,7 @@ export const emit = (resource: AnyResource, action: EventAction, resourceId: str
 
 export const draftChildren = (resource: AnyResource, input: Row, current: Row | undefined) =>
   resource.children.length === 0 ? Effect.succeed({}) : Effect.forEach(resource.children.filter((collection) => collection.writable), (collection) =>
-    applyChildren(collection, input[collection.name] as ReadonlyArray<Row> | undefined, childrenOf(current, collection.name)).pipe(
+    Effect.fromResult(applyChildren(collection, input[collection.name] as ReadonlyArray<Row> | undefined, childrenOf(current, collection.name))).pipe(
       Effect.map((drafts) => [collection.name, drafts] as const)
     )).pipe(Effect.map((pairs): Record<string, ReadonlyArray<ChildDraft>> => Object.fromEntries(pairs)))
 

@@ -36,7 +36,7 @@ export const makeExports = ({ repo, secret }: EngineContext) => {
       yield* authorize(principal, resource.permission, "read", resource.adminOnly)
       yield* requireFilters(resource, params)
       const scope = resource.visibility?.list ? resource.visibility.filter(principal) : undefined
-      return yield* parseListQuery(listShape(resource), params, secret, scope)
+      return yield* Effect.fromResult(parseListQuery(listShape(resource), params, secret, scope))
     })
 
   /** Pages of `size` one after another from the keyset, the next read while this one is handed on. */
@@ -50,7 +50,7 @@ export const makeExports = ({ repo, secret }: EngineContext) => {
       let count = 0
       while (true) {
         // The next page is read while this one is written: the store and the writer work at once.
-        const next = rows.length < size ? undefined : yield* Effect.fork(fetchPage(rows[rows.length - 1].key))
+        const next = rows.length < size ? undefined : yield* Effect.forkChild(fetchPage(rows[rows.length - 1].key))
         if (rows.length > 0) yield* onPage(rows).pipe(Effect.onError(() => next ? Fiber.interrupt(next) : Effect.void))
         count += rows.length
         if (!next) return count
@@ -111,7 +111,7 @@ export const makeExports = ({ repo, secret }: EngineContext) => {
           (rows) => onPage(chunked(rows.map((row) => row.answer)), rows.length))
       }
       return yield* Effect.scoped(Effect.gen(function* () {
-        const pending: Array<Fiber.RuntimeFiber<PageLines>> = []
+        const pending: Array<Fiber.Fiber<PageLines>> = []
         let after: readonly [unknown, string] | null = null
         let ended = false
         let count = 0

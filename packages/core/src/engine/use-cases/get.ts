@@ -53,14 +53,14 @@ export const makeGets = ({ repo }: EngineContext) => {
     yield* authorize(principal, resource.permission, "read", resource.adminOnly)
     const declared = resource.lookups?.find((candidate) => candidate.name === name)
     if (!declared) return yield* Effect.fail(notFound(resource))
-    const match = yield* makeCondition(resource.filters, declared.field, "eq", declared.normalize ? declared.normalize(value) : value, declared.parameter)
+    const match = yield* Effect.fromResult(makeCondition(resource.filters, declared.field, "eq", declared.normalize ? declared.normalize(value) : value, declared.parameter))
     // A declared selector (e.g. `?country_iso2=US` on a state code) replaces the default scope.
     const allowed = declared.selectors ?? []
     const unknown = params.find(([key]) => !allowed.includes(key))
     if (unknown) {
       return yield* Effect.fail(invalid(`Unknown query parameter "${unknown[0]}"${allowed.length ? `; this lookup takes ${allowed.join(", ")}` : ""}`, "INVALID_PARAMETER"))
     }
-    const selectors = yield* parseBracketFilters(resource.filters, params)
+    const selectors = yield* Effect.fromResult(parseBracketFilters(resource.filters, params))
     const scope = declared.scoped && selectors.length === 0 ? resource.visibility?.filter(principal) : undefined
     const filter = and(match, scope, ...selectors)!
     const row = yield* repo.findOne(resource, principal.tenantId, filter).pipe(Effect.flatMap(found(resource)))

@@ -32,7 +32,7 @@ export const makeLists = ({ repo, secret }: EngineContext) => {
       yield* requireFilters(resource, params)
       // The caller's visibility narrows the filter, and is part of the query a cursor is bound to.
       const scope = resource.visibility?.list ? resource.visibility.filter(principal) : undefined
-      const query = yield* parseListQuery(listShape(resource), params, secret, scope)
+      const query = yield* Effect.fromResult(parseListQuery(listShape(resource), params, secret, scope))
       const direction = query.position?.direction ?? "next"
       const key = query.position?.key ?? null
       const rows = yield* fetch(query, { direction, key, take: query.limit + 1 }, expansions)

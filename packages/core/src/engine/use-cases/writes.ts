@@ -31,7 +31,7 @@ export const makeRecordWrites = (
       const applied = { ...applyInput(resource.fields, input, undefined), ...values, ...stamped(resource, principal, ["created", "updated"]) }
       if (machine) {
         const sent = applied[machine.field]
-        if (sent !== undefined && sent !== machine.initial) yield* checkTransition(machine, machine.initial, String(sent))
+        if (sent !== undefined && sent !== machine.initial) yield* Effect.fromResult(checkTransition(machine, machine.initial, String(sent)))
       }
       const draft = yield* prepare(resource, principal, {
         operation: "create",
@@ -104,9 +104,9 @@ export const makeRecordWrites = (
       yield* unlessFailed(checkPrecondition(resource, current, precondition))
       const machine = resource.status
       if (machine) {
-        yield* checkEditable(machine, current, Object.keys(input))
+        yield* Effect.fromResult(checkEditable(machine, current, Object.keys(input)))
         const sent = input[machine.field]
-        if (sent !== undefined) yield* checkTransition(machine, stateOf(machine, current), String(sent))
+        if (sent !== undefined) yield* Effect.fromResult(checkTransition(machine, stateOf(machine, current), String(sent)))
       }
       const draft = yield* prepare(resource, principal, {
         operation: "update",

@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect } from "effect"
 
 /** A purchase invoice's item names its text as every other document's item does: `item_description`. */

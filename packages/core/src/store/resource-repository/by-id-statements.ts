@@ -1,5 +1,5 @@
-import type * as SqlClient from "@effect/sql/SqlClient"
-import type { Statement } from "@effect/sql/Statement"
+import type * as SqlClient from "effect/sql/SqlClient"
+import type { Statement } from "effect/sql/Statement"
 import type { AnyResource } from "../../engine/resource.js"
 import { statementShape } from "../statement-shapes.js"
 

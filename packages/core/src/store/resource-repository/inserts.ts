@@ -1,4 +1,4 @@
-import type { Fragment } from "@effect/sql/Statement"
+import type { Fragment } from "effect/sql/Statement"
 import { Effect } from "effect"
 import type { InsertOptions } from "../../engine/repository.js"
 import type { AnyResource, Row } from "../../engine/resource.js"

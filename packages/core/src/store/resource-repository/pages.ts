@@ -1,4 +1,4 @@
-import type { Fragment } from "@effect/sql/Statement"
+import type { Fragment } from "effect/sql/Statement"
 import { Effect } from "effect"
 import type { ListQuery } from "../../engine/list-query.js"
 import { CHUNK_TEXT, type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest } from "../../engine/repository.js"

@@ -48,7 +48,7 @@ export const makeRecordReads = (db: RepositorySql) => {
   }
 
   const findOne = (resource: AnyResource, tenantId: string, filter: FilterNode, options: { withDeleted?: boolean; forUpdate?: boolean } = {}) =>
-    Effect.map(findMany(resource, tenantId, filter, { ...options, limit: 1 }), (records) => Option.fromNullable(records[0]))
+    Effect.map(findMany(resource, tenantId, filter, { ...options, limit: 1 }), (records) => Option.fromNullishOr(records[0]))
 
   const byIdStatement = byIdStatements(sql, (resource, tenantId, id, options: RecordsOptions) => recordsStatement(resource, tenantId, byIdFilter(id), options))
 
@@ -60,7 +60,7 @@ export const makeRecordReads = (db: RepositorySql) => {
     // `matchEffect` makes a failed statement a defect and answers its rows in one step, where `orDie` and `map` take two.
     return Effect.matchEffect(direct(byIdStatement(resource, find)(tenantId, id), true), {
       onFailure: Effect.die,
-      onSuccess: (rows) => Effect.succeed(Option.fromNullable(parsed(rows)[0]))
+      onSuccess: (rows) => Effect.succeed(Option.fromNullishOr(parsed(rows)[0]))
     })
   }
 

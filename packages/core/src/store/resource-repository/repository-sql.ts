@@ -1,4 +1,4 @@
-import * as SqlClient from "@effect/sql/SqlClient"
+import * as SqlClient from "effect/sql/SqlClient"
 import { Effect } from "effect"
 import { type AnyResource, idColumnType, type Row } from "../../engine/resource.js"
 import { makeDirect } from "../direct-statements.js"
@@ -19,7 +19,7 @@ export const makeRepositorySql = Effect.gen(function* () {
   }
 })
 
-export type RepositorySql = Effect.Effect.Success<typeof makeRepositorySql>
+export type RepositorySql = Effect.Success<typeof makeRepositorySql>
 
 /** Records as the store built them (`recordJson`): parsed, never decoded field by field. */
 export const parsed = (rows: ReadonlyArray<{ readonly record: string }>): ReadonlyArray<Row> => rows.map((row) => JSON.parse(row.record) as Row)

@@ -1,4 +1,4 @@
-import type { Constructor, Fragment } from "@effect/sql/Statement"
+import type { Constructor, Fragment } from "effect/sql/Statement"
 import { Effect } from "effect"
 import type { AnyResource, Row } from "../../engine/resource.js"
 import { readsDependentRows } from "../record-json.js"

@@ -1,4 +1,4 @@
-import type { Fragment } from "@effect/sql/Statement"
+import type { Fragment } from "effect/sql/Statement"
 import { Effect, Option } from "effect"
 import { emptyPlan } from "../../engine/draft.js"
 import type { UpdateOptions } from "../../engine/repository.js"
@@ -34,7 +34,7 @@ export const makeUpdates = (
     return direct(withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
       WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event), true).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
-      Effect.map((rows) => Option.fromNullable(parsed(rows)[0]))
+      Effect.map((rows) => Option.fromNullishOr(parsed(rows)[0]))
     )
   }
 
@@ -90,7 +90,7 @@ export const makeUpdates = (
     const answer = readBack ? "r.id::text AS id" : `${recordJson(resource, "row", sources)} AS record`
     const collections = options.children.map((written) => written.collection)
     return direct(sql<{ id: string; record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(answer)} FROM written r`).pipe(
-      Effect.map((rows) => Option.fromNullable(rows[0])),
+      Effect.map((rows) => Option.fromNullishOr(rows[0])),
       Effect.catchTag("SqlError", (error) => {
         const fields = pgError(error)
         // A new child found no parent row written: another write came since `unchangedSince`.
@@ -100,7 +100,7 @@ export const makeUpdates = (
       }),
       Effect.flatMap(Option.match({
         onNone: () => Effect.succeed(Option.none<Row>()),
-        onSome: (row: { id: string; record: string }) => readBack ? Effect.map(byIds(resource, tenantId, [row.id]), (records) => Option.fromNullable(records[0])) : Effect.succeed(Option.some(parsed([row])[0]))
+        onSome: (row: { id: string; record: string }) => readBack ? Effect.map(byIds(resource, tenantId, [row.id]), (records) => Option.fromNullishOr(records[0])) : Effect.succeed(Option.some(parsed([row])[0]))
       }))
     )
   }

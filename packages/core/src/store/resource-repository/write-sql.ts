@@ -1,5 +1,5 @@
-import type { SqlError } from "@effect/sql/SqlError"
-import type { Fragment, Statement } from "@effect/sql/Statement"
+import type { SqlError } from "effect/sql/SqlError"
+import type { Fragment, Statement } from "effect/sql/Statement"
 import { Effect } from "effect"
 import type { ColumnType, Fields } from "../../engine/field.js"
 import type { AnyResource, ChildCollection, Row } from "../../engine/resource.js"

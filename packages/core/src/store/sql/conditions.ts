@@ -1,4 +1,4 @@
-import type { Constructor, Fragment } from "@effect/sql/Statement"
+import type { Constructor, Fragment } from "effect/sql/Statement"
 import type { FilterNode } from "../../engine/filter.js"
 import type { ListQuery } from "../../engine/list-query.js"
 import { type AnyResource, isSoftDeleted, isTenantOwned } from "../../engine/resource.js"

@@ -1,4 +1,4 @@
-import type { Constructor, Fragment } from "@effect/sql/Statement"
+import type { Constructor, Fragment } from "effect/sql/Statement"
 import { fieldSql, type FilterField, sqlTypeOf } from "../../engine/fields.js"
 import type { FilterNode } from "../../engine/filter.js"
 

@@ -1,4 +1,4 @@
-import type { Constructor, Fragment } from "@effect/sql/Statement"
+import type { Constructor, Fragment } from "effect/sql/Statement"
 import { fieldSql, sqlTypeOf } from "../../engine/fields.js"
 import { type AnyResource, idColumnType } from "../../engine/resource.js"
 
