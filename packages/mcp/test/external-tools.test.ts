@@ -23,7 +23,8 @@ const run = (args: ReadonlyArray<string>) =>
     }, (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, output: `${stdout}${stderr}`, stdout }))
   })
 
-const inspector = (args: ReadonlyArray<string>) => run([MCP_TOOLS!.inspector, "--cli", ...args])
+/** `erp mcp` opens the embedded store before it answers: on a machine busy with other test files that takes more than the Inspector's 15 s default. */
+const inspector = (args: ReadonlyArray<string>) => run([MCP_TOOLS!.inspector, "--cli", "--connect-timeout", "60000", ...args])
 
 /** The answer the Inspector prints on stdout: one JSON document. */
 const printed = (stdout: string) => JSON.parse(stdout.slice(stdout.indexOf("{"))) as Record<string, unknown>
