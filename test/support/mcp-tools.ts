@@ -3,11 +3,10 @@ import * as path from "node:path"
 import { beforeEach } from "vitest"
 
 /**
- * The MCP Inspector and the MCP conformance suite check our server from the outside. Both
- * need Node 22 or newer, so they are not dependencies of the project (which runs on Node 20):
- * `.ci/mcp-tools` installs them with a Node 24 binary into a folder of their own and names it
- * in `ERP_MCP_TOOLS`. Without it these tests are skipped with the reason, unless
- * `ERP_REQUIRE_MCP_TOOLS=1` (CI) makes that a failure.
+ * The MCP Inspector and the MCP conformance suite check our server from the outside. They are
+ * tools the tests drive, not dependencies of the project: `.ci/mcp-tools` installs them with a
+ * Node 24 binary into a folder of their own, named in `ERP_MCP_TOOLS`. Without it these tests
+ * are skipped with the reason, unless `ERP_REQUIRE_MCP_TOOLS=1` (CI) makes that a failure.
  */
 export interface McpTools {
   readonly node: string

@@ -44,8 +44,8 @@ const pageResponse = (page: Page<string>) => {
 
 /**
  * One endpoint's handler: the request, its path parameters and the authenticated caller in, the
- * answer out. The caller is an argument, not a service: providing it to each request's fiber was
- * about 25 of a read's hundred runtime steps.
+ * answer out. The caller is an argument: read once from what `Authentication` provides, it is
+ * passed down to the engine rather than looked up again by each step.
  */
 export type Handler = (request: {
   readonly request: ApiRequest

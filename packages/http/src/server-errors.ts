@@ -53,6 +53,18 @@ interface Thrown {
   readonly stack?: unknown
 }
 
+/** Causes a wrapper names before the error that failed (a `SqlError`'s reason, then the driver's error). */
+const CAUSE_DEPTH = 5
+
+/** The innermost error of a chain of causes: the one that says what failed. */
+const underneath = (cause: Thrown | undefined): Thrown | undefined => {
+  let inner = cause
+  for (let depth = 0; depth < CAUSE_DEPTH && inner?.cause !== undefined && inner.cause !== null && typeof inner.cause === "object"; depth++) {
+    inner = inner.cause as Thrown
+  }
+  return inner
+}
+
 /**
  * Tag, message and cause of a defect, for the log only: none of it reaches the client. The
  * cause is the error underneath (a driver's error under a `SqlError`), else where the error
@@ -63,7 +75,7 @@ export const describeDefect = (cause: Cause.Cause<unknown>): NonNullable<Request
   const tag = typeof error?._tag === "string" ? error._tag : typeof error?.name === "string" ? error.name : typeof error
   const code = typeof error?.code === "string" ? `${error.code} ` : ""
   const message = firstLine(`${code}${String(error?.message ?? error)}`)
-  const inner = error?.cause as Thrown | undefined
+  const inner = underneath(error?.cause as Thrown | undefined)
   const causeText = inner !== undefined && inner !== null
     ? firstLine(`${inner.code === undefined ? "" : `${String(inner.code)} `}${String(inner.message ?? inner)}`)
     : thrownAt(error?.stack) ?? firstLine(Cause.pretty(cause))
@@ -131,15 +143,33 @@ export const noteServerFailure = (error: unknown): Effect.Effect<void> =>
     return Effect.void
   })
 
+/** What the platform answered when a request failed: its exit carries the answer as a defect beside the failure. */
+const answeredIn = (cause: Cause.Cause<unknown>): { readonly status: number | undefined; readonly failure: Cause.Cause<unknown> } => {
+  let status: number | undefined
+  const failure = cause.reasons.filter((reason) => {
+    if (!Cause.isDieReason(reason) || !HttpServerResponse.isHttpServerResponse(reason.defect)) return true
+    status = reason.defect.status
+    return false
+  })
+  return { status, failure: Cause.fromReasons(failure) }
+}
+
 /**
  * The line of a 5xx that waited for the request's end: the platform answers 500 by itself
  * to a failure outside the routes (writing the answer: a header Node refuses), and that
- * failure reaches the host's middleware only as the request's exit.
+ * failure reaches the host's middleware only as the request's exit. An answer Node could not
+ * write is replaced by the platform's own 500, which no pre-response handler sees: its
+ * status is read from the exit too.
  */
 export const logUnexplained = (trace: RequestTrace, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> => {
-  if (trace.unexplainedStatus === undefined || trace.logged) return Effect.void
-  if (trace.failure === undefined && Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause)) trace.failure = describeDefect(exit.cause)
-  return logServerError(trace, trace.unexplainedStatus)
+  if (trace.logged || Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)) {
+    return trace.unexplainedStatus === undefined || trace.logged ? Effect.void : logServerError(trace, trace.unexplainedStatus)
+  }
+  const answered = answeredIn(exit.cause)
+  const status = trace.unexplainedStatus ?? answered.status
+  if (status === undefined || status < 500) return Effect.void
+  if (trace.failure === undefined && answered.failure.reasons.length > 0) trace.failure = describeDefect(answered.failure)
+  return logServerError(trace, status)
 }
 
 /** `handleServerFailures` around every route of the router (the API's, the pages', MCP's, and no route at all). */

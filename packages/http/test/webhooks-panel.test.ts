@@ -12,7 +12,7 @@ describe.each(storeKinds)("panel-only resources and their webhooks on %s", (kind
   let host: TestHost
   let tenant: TestTenant
   let receiver: Awaited<ReturnType<typeof startReceiver>>
-  let dispatcher: Fiber.RuntimeFiber<never, unknown>
+  let dispatcher: Fiber.Fiber<never, unknown>
 
   beforeAll(async () => {
     // The receiver listens on loopback.

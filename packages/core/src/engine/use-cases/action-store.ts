@@ -6,9 +6,6 @@ import type { Repository } from "./context.js"
 import type { makeRecordWrites } from "./writes.js"
 import { decodeCreate, decodeUpdate } from "./write-input.js"
 
-/** The store an action or write hook is handed in the unit of work it runs in. */
-export type CurrentStore = (principal: Principal) => Effect.Effect<ActionStore, never, UnitOfWork>
-
 /** Binds the repository, and whole writes of other resources, to a caller's tenant and unit of work. */
 export const makeActionStore = (repo: Repository, { createRecords, updateWithin, removeWithin }: Pick<ReturnType<typeof makeRecordWrites>, "createRecords" | "updateWithin" | "removeWithin">) => {
   /**

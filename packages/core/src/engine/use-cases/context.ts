@@ -3,8 +3,9 @@ import type { Conflict, Forbidden, InvalidRequest, NotFound, PreconditionFailed,
 import { CursorSecret } from "../cursor.js"
 import type { Precondition } from "../etag.js"
 import { ResourceRepository } from "../repository.js"
-import type { WriteServices } from "../resource.js"
-import { type NeedsTransaction, UnitsOfWork } from "../unit-of-work.js"
+import type { Principal } from "../../auth/principal.js"
+import type { ActionStore, WriteServices } from "../resource.js"
+import { type NeedsTransaction, type UnitOfWork, UnitsOfWork } from "../unit-of-work.js"
 
 /** What every use case of the engine works with, taken once when the engine is built. */
 export const makeEngineContext = Effect.gen(function* () {
@@ -32,3 +33,6 @@ export type UnitFailure = WriteFailure | NeedsTransaction
 export interface WriteOptions {
   readonly precondition?: Precondition
 }
+
+/** The store an action or write hook is handed in the unit of work it runs in. */
+export type CurrentStore = (principal: Principal) => Effect.Effect<ActionStore, never, UnitOfWork>

@@ -5,8 +5,7 @@ import { applyChildren, childPlan, emptyPlan, withComputed } from "../draft.js"
 import type { AnyField } from "../field.js"
 import { type AnyResource, type ChildDraft, type Draft, present, type Row, type WriteContext } from "../resource.js"
 import { type EventAction, UnitOfWork } from "../unit-of-work.js"
-import type { CurrentStore } from "./action-store.js"
-import type { EngineContext } from "./context.js"
+import type { CurrentStore, EngineContext } from "./context.js"
 
 /*
  * A write's draft, from its decoded input to the rows it stores: rules, references, computed
