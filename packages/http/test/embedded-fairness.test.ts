@@ -59,7 +59,7 @@ describe("the embedded store while one tenant sends costly lists", () => {
   })
   afterAll(() => host?.close())
 
-  it("answers another tenant's GET of one record in p95 ≤ 100 ms and /health in ≤ 50 ms meanwhile", async () => {
+  it("answers another tenant's GET of one record, and /health, in a third of the time one of the lists takes", async () => {
     expect(aloneMs).toBeGreaterThanOrEqual(COSTLY_MS)
 
     let hammering = true
@@ -84,15 +84,17 @@ describe("the embedded store while one tenant sends costly lists", () => {
     hammering = false
     await Promise.all(loops)
 
-    // The lists ran all along, each waiting for the others of its tenant: a read served first-come
-    // would have waited behind them longer than the bound below (the lists' statements speed up as
-    // the store warms, so their time alone at seeding is not the measure).
+    // The lists ran all along, each waiting for the others of its tenant. A read served
+    // first-come would wait behind the lists queued before it, as long as a list takes; in
+    // rotation it waits for one statement at most. Both scale with the machine's load, so the
+    // bound is the lists' own time, not a number of milliseconds.
     expect(lists.every((list) => list.status === 200)).toBe(true)
     expect(lists.length).toBeGreaterThan(20)
-    expect(median(lists.map((list) => list.ms))).toBeGreaterThan(100)
-    const figures = `${reads.length} GETs p50 ${median(reads).toFixed(1)} p95 ${percentile(reads, 95).toFixed(1)} ms; /health p50 ${median(health).toFixed(1)} p95 ${percentile(health, 95).toFixed(1)} ms`
-    expect(percentile(reads, 95), figures).toBeLessThanOrEqual(100)
-    expect(percentile(health, 95), figures).toBeLessThanOrEqual(50)
+    const listMs = median(lists.map((list) => list.ms))
+    expect(listMs).toBeGreaterThan(100)
+    const figures = `${reads.length} GETs p50 ${median(reads).toFixed(1)} p95 ${percentile(reads, 95).toFixed(1)} ms; /health p50 ${median(health).toFixed(1)} p95 ${percentile(health, 95).toFixed(1)} ms; lists p50 ${listMs.toFixed(1)} ms`
+    expect(percentile(reads, 95), figures).toBeLessThanOrEqual(listMs / 3)
+    expect(percentile(health, 95), figures).toBeLessThanOrEqual(listMs / 3)
     // Many samples, so the 95th percentile means something.
     expect(reads.length).toBeGreaterThan(50)
   })
