@@ -5,7 +5,7 @@
 //
 // Measured on the 2-core development machine (shared with two other engineers' work), Node 20:
 //   see bench/README.md for the figures and what they say.
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 import { layerCore, resolveStoreLocation, Tenancy } from "@erp/core"
 import { Effect, ManagedRuntime } from "effect"
 import { spawnSync } from "node:child_process"

@@ -7,7 +7,7 @@
 // with the checkout's core (run `npm run build` first); --erp runs another checkout's CLI on it.
 import autocannon from "autocannon"
 import { ALL_PERMISSIONS, layerCore, Tenancy } from "@erp/core"
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 import { Effect, ManagedRuntime } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"

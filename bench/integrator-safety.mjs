@@ -2,8 +2,8 @@
 // rate limiter goes to the store. Run after `npm run build`:
 //   node bench/integrator-safety.mjs [requests=400]   (DATABASE_URL to use PostgreSQL)
 import { ALL_PERMISSIONS, layerCore, resolveStoreLocation, Tenancy } from "@erp/core"
-import { HttpServer } from "@effect/platform"
-import * as SqlClient from "@effect/sql/SqlClient"
+import { HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { layerNodeServer } from "@erp/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { randomUUID } from "node:crypto"

@@ -2,7 +2,7 @@
 // Run after `npm run build`:  node bench/pagination.mjs [rows]   (DATABASE_URL and ERP_SECRET_KEY to use PostgreSQL)
 import { ALL_PERMISSIONS, ensureDemoTenant, layerCore, products, ResourceEngine, resolveStoreLocation, Tenancy } from "@erp/core"
 import { Effect, ManagedRuntime } from "effect"
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 
 const rows = Number(process.argv[2] ?? 20000)
 const location = process.env.DATABASE_URL ? resolveStoreLocation() : { kind: "pglite" }

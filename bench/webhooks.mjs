@@ -12,7 +12,7 @@
 // Each delivery costs a claim transaction, an endpoint read and a recording transaction; PGlite runs
 // them one at a time on its only session, so its rate does not grow with concurrency.
 import { asOperator, layerCore, layerWebhookDispatcher, products, resolveStoreLocation, ResourceEngine, Tenancy, webhookEndpoints } from "@erp/core"
-import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlClient } from "effect/sql"
 import { Effect, Fiber, Layer, ManagedRuntime } from "effect"
 import { createServer } from "node:http"
 

@@ -5,7 +5,7 @@
 // Usage: node bench/hot-path/record.mjs <database-url> <token> <out.json> <requests.json>
 import { CursorSecret, encodeCursor, layerCore } from "@erp/core"
 import { layerNodeServer } from "@erp/http"
-import { HttpServer } from "@effect/platform"
+import { HttpServer } from "effect/http"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
 import { createRequire } from "node:module"
