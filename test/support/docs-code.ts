@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 
 /** Every text a user reads commands and routes in: the front page, the docs, and the API document's descriptions. */
-export const USER_TEXTS = ["README.md", "docs/api.md", "docs/architecture.md", "docs/configuration.md", "bench/README.md", "packages/http/openapi.json"]
+export const USER_TEXTS = ["README.md", ...fs.readdirSync("docs").map((name) => `docs/${name}`), "bench/README.md", "packages/http/openapi.json"]
 
 /** The code a text shows: fenced blocks line by line, and inline code spans (the API document's JSON strings unescaped first). */
 export const codeOf = (file: string): ReadonlyArray<string> => {

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost } from "../../../test/support/host.js"
 import { testStore } from "../../../test/support/stores.js"
 
-/** The rows of the README's changelog table, between its markers. */
+/** The rows of the changelog table in docs/api-reference.md, between its markers. */
 const readmeChangelog = () => {
-  const readme = fs.readFileSync("README.md", "utf8")
+  const readme = fs.readFileSync("docs/api-reference.md", "utf8")
   const table = readme.slice(readme.indexOf("<!-- versions:start -->"), readme.indexOf("<!-- versions:end -->"))
   return table
     .split("\n")
@@ -36,7 +36,7 @@ describe("GET /versions", () => {
     expect(quoteChange.change).toMatch(/`id`, `legal_name`, `trade_name`, `tax_id`/)
   })
 
-  it("agrees with the README's table, entry for entry", async () => {
+  it("agrees with the docs' table, entry for entry", async () => {
     const { body } = await host.request("GET", "/versions")
     const rows = readmeChangelog()
     expect(rows.length).toBeGreaterThan(0)

@@ -189,7 +189,7 @@ describe("a 5xx the platform answers by itself", () => {
 
 /**
  * Time limits need a statement that waits: a table locked from another session. The embedded
- * store runs one statement at a time in this process and cannot cut one (README, "Limits and
+ * store runs one statement at a time in this process and cannot cut one (docs/limits.md, "Limits and
  * isolation"), so these run on PostgreSQL only.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)("store time limits on PostgreSQL", () => {
