@@ -38,10 +38,8 @@ export interface TokenRow {
   readonly revoked_at: string | null
 }
 
-/** A token to store: `hash` is of the token (or of a JWT's jti), never the token itself. */
-export interface NewToken {
-  readonly hash: string
-  readonly kind: TokenRow["kind"]
+/** What a pair of tokens is issued for: the grant of a code, or the grant a refresh token carries on. */
+export interface Grant {
   readonly clientId: string
   readonly userId: string
   readonly tenantId: string | null
@@ -49,6 +47,12 @@ export interface NewToken {
   readonly resource: string | null
   readonly codeHash: string | null
   readonly familyId: string
+}
+
+/** A token to store, for its grant: `hash` is of the token (or of a JWT's jti), never the token itself. */
+export interface NewToken extends Grant {
+  readonly hash: string
+  readonly kind: TokenRow["kind"]
   readonly lifetimeSeconds: number
 }
 

@@ -6,21 +6,11 @@ import { oauthError } from "./errors.js"
 import type { makeJwtAccessTokens } from "./jwt-access-tokens.js"
 import { pkceMatches, wellFormedVerifier } from "./pkce.js"
 import { redirectUriMatches } from "./redirect-uris.js"
-import type { OAuthRepository } from "./repository.js"
+import type { Grant, OAuthRepository } from "./repository.js"
 import type { CodeRequest, OAuth, TokenSet } from "./service.js"
 import { mcpResource, type OAuthSettings, sameResource } from "./settings.js"
 import { newToken, TOKEN_PREFIX } from "./tokens.js"
 
-/** What a pair of tokens is issued for: the grant of a code, or the grant a refresh token carries on. */
-export interface Grant {
-  readonly clientId: string
-  readonly userId: string
-  readonly tenantId: string | null
-  readonly scope: string
-  readonly resource: string | null
-  readonly codeHash: string | null
-  readonly familyId: string
-}
 
 /** The authorization code flow: codes for a consent, exchanged once (PKCE, the same redirect URI) for tokens. */
 export const makeTokenIssuance = (
