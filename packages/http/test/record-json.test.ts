@@ -1,5 +1,5 @@
 import { SqlClient } from "effect/sql"
-import { allResources, type AnyField, CHUNK_TEXT, type AnyResource, type ChildCollection, CursorSecret, type Fields, listShape, operatorPrincipal, parseListQuery, publicResources, recordJson, ResourceEngine, ResourceRepository, resources, type Row } from "@erp/core"
+import { allResources, type AnyField, present, CHUNK_TEXT, type AnyResource, type ChildCollection, CursorSecret, type Fields, listShape, operatorPrincipal, parseListQuery, publicResources, recordJson, ResourceEngine, ResourceRepository, resources, type Row } from "@erp/core"
 import { Effect, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { exampleBody } from "../../../test/support/examples.js"
@@ -8,10 +8,11 @@ import { adminAccessToken } from "../../../test/support/oauth.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 
 /**
- * The store builds each record as JSON (`recordJson`); before, the host read the columns
- * through the driver and decoded them with the record schema. This holds the two together
- * for every declared resource, child collection and embed: the same values, the same keys
- * in the same order, on records made from each declaration's example.
+ * The store builds each record as JSON (`recordJson`). This holds it to the declarations for
+ * every resource, child collection and embed: the values the driver's columns decode to by the
+ * record schema, the same keys in the same order, on records made from each declaration's
+ * example; and a list's or an export's text, which the host answers as the store built it, is
+ * the record the repository decodes, as clients read it.
  */
 
 const entries = (fields: Fields) => Object.entries(fields) as Array<[string, AnyField]>
@@ -126,6 +127,31 @@ describe.each(storeKinds)("records built by the store on %s", (kind) => {
       }
     }
     expect(checked).toBeGreaterThan(10)
+  })
+
+  it("answers a list page and an export's lines as the records the repository decodes, presented", async () => {
+    let checked = 0
+    for (const resource of publicResources(allResources)) {
+      const { records, answers, lines } = await host.run(Effect.gen(function* () {
+        const repo = yield* ResourceRepository
+        const listed = yield* Effect.fromResult(parseListQuery(listShape(resource), [], (yield* CursorSecret).key))
+        const request = { direction: "next" as const, key: null, take: 25 }
+        return {
+          records: (yield* repo.page(resource, tenant.id, listed, request)).map((keyed) => keyed.record),
+          answers: (yield* repo.pageAnswers(resource, tenant.id, listed, request)).map((keyed) => keyed.answer),
+          lines: (yield* repo.pageLines(resource, tenant.id, listed, request)).chunks.join("\n")
+        }
+      }).pipe(Effect.catch(() => Effect.succeed({ records: [], answers: [], lines: "" }))))
+      expect(answers, resource.name).toHaveLength(records.length)
+      records.forEach((record, index) => {
+        const answered = JSON.parse(answers[index])
+        expect(answered, `${resource.name} ${String(record.id)}`).toStrictEqual(present(resource, record))
+        expect(Schema.decodeUnknownSync(resource.record)(answered), resource.name).toStrictEqual(answered)
+      })
+      if (records.length > 0) expect(lines.split("\n").map((line) => JSON.parse(line)), resource.name).toStrictEqual(answers.map((answer) => JSON.parse(answer)))
+      checked += records.length
+    }
+    expect(checked).toBeGreaterThan(100)
   })
 
   const products = resources.find((resource) => resource.name === "products")!

@@ -78,8 +78,8 @@ export interface FindOptions {
 type WriteFailure = Conflict | Unprocessable
 
 /**
- * Storage of records, always scoped by tenant. Records come back as the record
- * schema answers them, with embeds and children in place (hidden stored
+ * Storage of records, always scoped by tenant. Records come back decoded by the resource's
+ * stored-record schema (`resource.stored`), with embeds and children in place (hidden stored
  * fields included: the engine strips them before answering). Implemented over SQL in `store/`.
  */
 export class ResourceRepository extends Context.Service<ResourceRepository, {

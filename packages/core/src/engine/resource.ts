@@ -9,7 +9,7 @@ import { type AnyField, type AnySchema, type ColumnType, FILTER_TYPE, type Field
 import type { FilterField } from "./fields.js"
 import type { FilterNode } from "./filter.js"
 import type { SortOrder } from "./list-query.js"
-import { createInputSchema, hiddenNames, readOnlyNames, recordSchema, updateInputSchema } from "./schemas.js"
+import { createInputSchema, hiddenNames, readOnlyNames, recordSchema, storedRecordSchema, updateInputSchema } from "./schemas.js"
 import type { NeedsTransaction } from "./unit-of-work.js"
 
 
@@ -366,6 +366,8 @@ export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaratio
   /** The record as answered (JSON shape); `R` is its type (see `RecordType`). */
   readonly record: AnySchema
   readonly _record?: R
+  /** The record as the store answers it, hidden stored fields included (`storedRecordSchema`): what the repository decodes rows with. */
+  readonly stored: AnySchema
   readonly filters: Readonly<Record<string, FilterField>>
   /** Stored columns and their types (`id` and timestamps included). */
   readonly columns: Readonly<Record<string, ColumnType>>
@@ -551,6 +553,7 @@ export const defineResource = <F extends Fields>(declaration: ResourceDeclaratio
     identifier,
     idType: fields.id?.column?.type === "integer" ? "integer" : "uuid",
     record,
+    stored: storedRecordSchema(fields),
     filters: { ...filtersOf(declaration.name, fields), ...declaration.filters },
     columns: columnsOf(fields),
     writable: writableOf(fields),

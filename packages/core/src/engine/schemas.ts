@@ -16,6 +16,23 @@ export const recordSchema = (fields: Fields, annotations: { readonly identifier:
     Object.fromEntries(entries(fields).flatMap(([name, field]): Array<[string, AnySchema]> => (field.output ? [[name, field.output]] : [])))
   ).annotate(annotations)
 
+/**
+ * The record as the store answers it (`store/record-json.ts`, mode `row`): every answered field,
+ * and the stored fields rules read but clients never see (`hidden`), of the record and of each
+ * child. Each value is decoded by the field's `read` schema where it declares one (an embed keeps
+ * its embed form there), else by its answer's.
+ */
+export const storedRecordSchema = (fields: Fields): Schema.Struct<Readonly<Record<string, AnySchema>>> =>
+  Schema.Struct(
+    Object.fromEntries(
+      entries(fields).flatMap(([name, field]): Array<[string, AnySchema]> => {
+        if (field.children) return [[name, Schema.Array(storedRecordSchema(field.children.fields))]]
+        const schema = field.read ?? field.output
+        return schema ? [[name, schema]] : []
+      })
+    )
+  )
+
 /** Fields the record answers but clients cannot write: sending one is refused by name. */
 export const readOnlyNames = (fields: Fields): ReadonlyArray<string> =>
   entries(fields).filter(([, field]) => field.output && !field.input && !(field.children?.writable)).map(([name]) => name)

@@ -5,7 +5,7 @@ import type { AnyResource, Row } from "../../engine/resource.js"
 import type { ColumnType } from "../../engine/field.js"
 import { deliveriesOfEvents, eventsOfWritten } from "../event-rows.js"
 import { derivedFieldsRead, recordJson } from "../record-json.js"
-import { parsed, type RepositorySql } from "./repository-sql.js"
+import { decoded, type RepositorySql } from "./repository-sql.js"
 import { userErrors, writeErrors, type WriteSql } from "./write-sql.js"
 
 /** New records: alone, or with their number, children and event in the statement that answers them. */
@@ -39,7 +39,7 @@ export const makeInserts = (
       const list = sql.literal(["tenant_id", ...names].join(", "))
       return direct(withEvent(sql<{ record: string }>`INSERT INTO ${table(resource.table)} AS r (${list}) VALUES (${sql.csv(params)}) RETURNING r.id, ${record(resource)}`, options.event), true).pipe(
         Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
-        Effect.map((rows) => parsed(rows)[0])
+        Effect.map((rows) => decoded(resource)(rows)[0])
       )
     }
     return insertWithChildren(resource, tenantId, values, { ...options, children })
@@ -77,7 +77,7 @@ export const makeInserts = (
     const answer = readBack ? "r.id::text AS id" : `${recordJson(resource, "row", sources)} AS record`
     return direct(sql<{ id: string; record: string }>`WITH ${sql.csv(ctes)} SELECT ${sql.literal(answer)} FROM written r`).pipe(
       Effect.catchTag("SqlError", writeErrors(resource, options.children.map((written) => written.collection))),
-      Effect.flatMap((rows) => readBack ? Effect.map(byIds(resource, tenantId, [rows[0].id]), (records) => records[0]) : Effect.succeed(parsed(rows)[0]))
+      Effect.flatMap((rows) => readBack ? Effect.map(byIds(resource, tenantId, [rows[0].id]), (records) => records[0]) : Effect.succeed(decoded(resource)(rows)[0]))
     )
   }
 

@@ -2,11 +2,11 @@ import type { Fragment } from "effect/sql/Statement"
 import { Effect } from "effect"
 import type { ListQuery } from "../../engine/list-query.js"
 import { CHUNK_TEXT, type KeyedAnswer, type KeyedRecord, type PageLines, type PageRequest } from "../../engine/repository.js"
-import type { AnyResource, Row } from "../../engine/resource.js"
+import type { AnyResource } from "../../engine/resource.js"
 import { answerColumns, recordJson } from "../record-json.js"
 import { listConditions } from "../sql/conditions.js"
 import { keysetOrder, keysetPredicate, keysetSort, keysetUntil } from "../sql/keyset.js"
-import type { RepositorySql } from "./repository-sql.js"
+import { decoded, type RepositorySql } from "./repository-sql.js"
 
 /**
  * A list's pages, in the three shapes its readers take: records (`page`), each record's answer
@@ -48,8 +48,10 @@ export const makePages = ({ sql, direct, table, record, idType }: RepositorySql)
   const keyOf = (row: { __sort_key: unknown; __id: unknown }) => [row.__sort_key ?? null, String(row.__id)] as const
 
   const page = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) =>
-    Effect.map(pageRows<{ record: string }>(resource, tenantId, query, request, record(resource)), (rows) =>
-      rows.map((row): KeyedRecord => ({ record: JSON.parse(row.record) as Row, key: keyOf(row) })))
+    Effect.map(pageRows<{ record: string }>(resource, tenantId, query, request, record(resource)), (rows) => {
+      const records = decoded(resource)(rows)
+      return rows.map((row, index): KeyedRecord => ({ record: records[index], key: keyOf(row) }))
+    })
 
   const pageAnswers = (resource: AnyResource, tenantId: string, query: ListQuery, request: PageRequest) =>
     Effect.map(pageRows<{ answer: string }>(resource, tenantId, query, request, sql.literal(`${recordJson(resource, "answer")} AS answer`)), (rows) =>

@@ -5,7 +5,7 @@ import type { ReferenceLookup } from "../../engine/repository.js"
 import type { AnyResource, Row } from "../../engine/resource.js"
 import { scopeConditions } from "../sql/conditions.js"
 import { byIdStatements } from "./by-id-statements.js"
-import { parsed, type RepositorySql } from "./repository-sql.js"
+import { decoded, type RepositorySql } from "./repository-sql.js"
 import { lockInRead, locksInRead, lockThenRead } from "./row-locks.js"
 
 type RecordsOptions = { readonly withDeleted?: boolean | undefined; readonly forUpdate?: boolean | undefined; readonly limit: number }
@@ -23,7 +23,7 @@ export const makeRecordReads = (db: RepositorySql) => {
     if (ids.length === 0) return Effect.succeed([])
     const where = [...scopeConditions(sql, resource, tenantId, { withDeleted: true }), sql`r.id IN ${sql.in(ids)}`]
     // One id (a record read back after its write) is a fixed shape; a list of ids is a new text per length.
-    return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`, ids.length === 1).pipe(Effect.orDie, Effect.map(parsed))
+    return direct(sql<{ record: string }>`SELECT ${record(resource)} FROM ${table(resource.table)} r WHERE ${sql.and(where)}`, ids.length === 1).pipe(Effect.orDie, Effect.map(decoded(resource)))
   }
 
   /** Several rows may match a lookup (suppliers sharing a tax id): the first in the default order answers. */
@@ -42,7 +42,7 @@ export const makeRecordReads = (db: RepositorySql) => {
   const lockedFirst = lockThenRead(db, byIds)
 
   const findMany = (resource: AnyResource, tenantId: string, filter: FilterNode, options: RecordsOptions) => {
-    if (locksInRead(resource, options)) return direct(recordsStatement(resource, tenantId, filter, options), true).pipe(Effect.orDie, Effect.map(parsed))
+    if (locksInRead(resource, options)) return direct(recordsStatement(resource, tenantId, filter, options), true).pipe(Effect.orDie, Effect.map(decoded(resource)))
     const where = scopeConditions(sql, resource, tenantId, { withDeleted: options.withDeleted, filter })
     return lockedFirst(resource, tenantId, sql.and(where), firstOrder(resource), options.limit)
   }
@@ -60,7 +60,7 @@ export const makeRecordReads = (db: RepositorySql) => {
     // `matchEffect` makes a failed statement a defect and answers its rows in one step, where `orDie` and `map` take two.
     return Effect.matchEffect(direct(byIdStatement(resource, find)(tenantId, id), true), {
       onFailure: Effect.die,
-      onSuccess: (rows) => Effect.succeed(Option.fromNullishOr(parsed(rows)[0]))
+      onSuccess: (rows) => Effect.succeed(Option.fromNullishOr(decoded(resource)(rows)[0]))
     })
   }
 

@@ -6,7 +6,7 @@ import type { AnyResource, Row } from "../../engine/resource.js"
 import { deliveriesOfEvents, eventsOfWritten } from "../event-rows.js"
 import { derivedFieldsRead, recordJson } from "../record-json.js"
 import { pgError } from "../sql-errors.js"
-import { parsed, type RepositorySql } from "./repository-sql.js"
+import { decoded, type RepositorySql } from "./repository-sql.js"
 import { userErrors, writeErrors, type WriteSql } from "./write-sql.js"
 
 /** Changes to records: their values, their children in the same statement, their deletion and restoration. */
@@ -34,7 +34,7 @@ export const makeUpdates = (
     return direct(withEvent(sql<{ record: string }>`UPDATE ${table(resource.table)} AS r SET ${sql.csv(setList(resource.columns, values))}
       WHERE r.tenant_id = ${tenantId}::uuid AND r.id = ${id}::${idType(resource)} ${unchanged} RETURNING r.id, ${record(resource)}`, options.event), true).pipe(
       Effect.catchTag("SqlError", userErrors(resource.title, resource.fields)),
-      Effect.map((rows) => Option.fromNullishOr(parsed(rows)[0]))
+      Effect.map((rows) => Option.fromNullishOr(decoded(resource)(rows)[0]))
     )
   }
 
@@ -100,7 +100,7 @@ export const makeUpdates = (
       }),
       Effect.flatMap(Option.match({
         onNone: () => Effect.succeed(Option.none<Row>()),
-        onSome: (row: { id: string; record: string }) => readBack ? Effect.map(byIds(resource, tenantId, [row.id]), (records) => Option.fromNullishOr(records[0])) : Effect.succeed(Option.some(parsed([row])[0]))
+        onSome: (row: { id: string; record: string }) => readBack ? Effect.map(byIds(resource, tenantId, [row.id]), (records) => Option.fromNullishOr(records[0])) : Effect.succeed(Option.some(decoded(resource)([row])[0]))
       }))
     )
   }
