@@ -15,11 +15,11 @@ Module.enableCompileCache()
 /**
  * Export and import stream whole data sets. Left alone, V8 lets the heap grow to several
  * hundred MB of garbage between collections; with a small heap they run in flat memory at
- * the same speed (bench/README.md). The old space starts at 56 MB: left to size itself from the
- * 33 MB the program holds, V8 collected it every 4 MB of range text (200 full collections for a
- * million products, half the export's CPU); from 56 MB it is about 50, and the peak stays under
- * 150 MiB. V8 takes heap limits only at start, so this launcher (which loads nothing else) runs
- * them in a Node of their own, unless the user chose a limit.
+ * the same speed (bench/README.md). The old space starts at 56 MB, with room above what the
+ * program holds: sized from that alone, V8 would run a full collection after every few MB of
+ * range text, which would take much of an export's CPU. V8 takes heap limits only at start, so
+ * this launcher (which loads nothing else) runs them in a Node of their own, unless the user
+ * chose a limit.
  */
 const STREAMING = new Set(["export", "import"])
 const HEAP_FLAGS = ["--max-old-space-size=128", "--max-semi-space-size=1", "--initial-old-space-size=56"]
@@ -52,11 +52,11 @@ const bundleIsCurrent = () => {
 }
 
 /**
- * Runs the bundle with V8's code cache: its 6 MB are not parsed again on every start. Node's own
+ * Runs the bundle with V8's code cache: its megabytes are not parsed again on every start. Node's own
  * compile cache (a plain require of the bundle) starts a command later (bench/README.md), and
  * keeps one cache per file where a host needs one per kind of command. The cache holds the functions the run that wrote it had
  * compiled, so each kind of command keeps one of its own (a host on the embedded store and one on
- * PostgreSQL run different code: with the other's cache, the embedded host started 0.2 s later).
+ * PostgreSQL run different code: with the other's cache, the embedded host starts later).
  * It is written at exit when missing or refused (V8 refuses a cache of another bundle or another
  * Node), to a temporary name renamed over the old one, and silently not at all where the folder
  * is not writable. A host's (`grow`) is also written again when its run compiled much more than
@@ -66,7 +66,7 @@ const bundleIsCurrent = () => {
 const loadBundle = (cacheName, { grow = false } = {}) => {
   const cacheFile = path.join(path.dirname(bundleFile), cacheName)
   const cachedData = statSync(cacheFile, { throwIfNoEntry: false }) ? readFileSync(cacheFile) : undefined
-  // The build leaves the bundle ASCII alone (scripts/bundle.mjs): read so, it is decoded in a tenth of the time.
+  // The build leaves the bundle ASCII alone (scripts/bundle.mjs): read so, as Latin-1, it decodes far faster than as UTF-8.
   const bytes = readFileSync(bundleFile)
   const source = bytes.toString(isAscii(bytes) ? "latin1" : "utf8")
   const script = new vm.Script(Module.wrap(source), { filename: bundleFile, cachedData })
@@ -75,7 +75,8 @@ const loadBundle = (cacheName, { grow = false } = {}) => {
     process.once("exit", () => {
       try {
         const data = script.createCachedData()
-        // Grown by a tenth or more (a port in use left 3.2 MB, a host's start 3.6 MB): less is not worth the write.
+        // Grown by a tenth or more: a start cut short by a port in use leaves a cache about that much
+        // smaller than a whole start's; less is not worth the write.
         if (!stale && data.length < cachedData.length * 1.1) return
         const partial = `${cacheFile}.${process.pid}`
         writeFileSync(partial, data)
@@ -126,8 +127,8 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
 } else {
   // The embedded store is PostgreSQL compiled to WebAssembly. V8 compiles it quickly first, then
   // again, optimised, on other threads: worth it for a host or a data job, not for a command of a
-  // second, whose store is closed before the optimised code would run (0.5 s and 1.3 s of CPU
-  // less). On PostgreSQL there is no WebAssembly, and the flag alone costs a few per cent.
+  // second, whose store is closed before the optimised code would run: its CPU is spent for
+  // nothing. On PostgreSQL there is no WebAssembly, and the flag alone still costs a little.
   const command = commandOf(args)
   const onPostgres = Boolean(process.env.DATABASE_URL) || args.some((arg) => arg === "--database-url" || arg.startsWith("--database-url="))
   const short = !LONG_RUNNING.has(command) && !onPostgres
@@ -135,9 +136,9 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   const host = HOSTS.has(command)
   // A host keeps the optimised compile, but V8 starts it for a function once the function has run
   // about 1.8 million bytes of its code, which PostgreSQL's start-up alone does for functions it
-  // hardly runs again: on a host's start the optimising threads took 0.65 s of CPU and 0.3 s of
-  // the 2 cores' wall time (1.9 → 1.6 s to the first /health). With a budget of 10 million a start
-  // optimises little, and a host under load has its hot functions optimised within seconds.
+  // hardly runs again: the optimising threads would take CPU and wall time from the host's start
+  // (bench/README.md). With a budget of 10 million a start optimises little, and a host under load
+  // has its hot functions optimised within seconds.
   if (host && !onPostgres && !chosen("--wasm-tiering-budget")) v8.setFlagsFromString("--wasm-tiering-budget=10000000")
   // V8 refuses a cache made under other flags: export and import (run with their own heap limits) and
   // the short commands keep theirs.

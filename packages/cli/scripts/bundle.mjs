@@ -2,8 +2,9 @@
 // Bundles the built CLI (dist/main.js and everything it imports, PGlite excepted) into one
 // CommonJS file, dist/bundle/main.cjs, so that a command starts without resolving and compiling
 // the thousand-odd module files of effect, @effect/* and our packages, and with V8's code cache
-// (bin/erp.js): about half the start-up of every command. bin/erp.js runs the bundle while it is
-// newer than every package's last `tsc -b`, else dist/main.js. Run by `npm run build`.
+// (bin/erp.js): work every command's start would otherwise do (bench/README.md). bin/erp.js runs
+// the bundle while it is newer than every package's last `tsc -b`, else dist/main.js. Run by
+// `npm run build`.
 import { build } from "esbuild"
 import { asciiOnly } from "./ascii-only.mjs"
 import * as fs from "node:fs"

@@ -18,7 +18,7 @@ export interface Progress {
 
 /**
  * A whole number with thousands separators (`1,000,000`). Not `toLocaleString`: its first call
- * loads the locale data, about 30 ms of every command's start where a help text shows a count.
+ * loads the locale data, a cost on every command's start where a help text shows a count.
  */
 export const formatCount = (value: number): string => String(Math.round(value)).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
 

@@ -16,7 +16,7 @@ const quotedKey = (key: string): string => {
  * written in: a record's ETag (whichever path read it) and an idempotent request's body (whatever
  * the client's key order). Values serialise as `JSON.stringify` would (`toJSON`: dates as ISO
  * text; `undefined` members left out). Built by hand, without intermediate arrays: it runs for
- * every record answered, and a sales order with its items was an eighth of a GET's CPU.
+ * every record answered, a sales order's items included.
  */
 export const canonicalJson = (value: unknown): string => {
   if (value === null) return "null"

@@ -4,7 +4,7 @@ import { type HttpApi, type HttpApiGroup, OpenApi } from "effect/http-api"
 
 /**
  * `/openapi.json` of `api`, built on its first request rather than at start: the document of
- * every resource takes about 0.1 s to build, a cost most hosts' starts never need to pay.
+ * every resource is slow to build, a cost most hosts' starts never need to pay.
  */
 export const layerOpenApiRoute = <Id extends string, Groups extends HttpApiGroup.Constraint>(api: HttpApi.HttpApi<Id, Groups>) =>
   HttpRouter.use((router) => {

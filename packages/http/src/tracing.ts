@@ -7,7 +7,7 @@ const builtInTracer = Effect.runSync(Effect.tracer)
  * Spans only when someone reads them. Left on, every request makes an HTTP span, a span per
  * statement and one per `Effect.fn`, each capturing a stack trace, for the built-in tracer
  * that exports nothing: measurable per request (bench/README.md). A tracer installed around
- * the host (`Layer.succeed(Tracer.Tracer, …)`, an OpenTelemetry layer) keeps every span as before.
+ * the host (`Layer.succeed(Tracer.Tracer, …)`, an OpenTelemetry layer) keeps every span.
  */
 export const layerSpansOnlyForInstalledTracer = Layer.unwrap(
   Effect.map(Effect.tracer, (tracer) => (tracer === builtInTracer ? Layer.succeed(References.TracerEnabled, false) : Layer.empty))

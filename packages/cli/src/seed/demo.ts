@@ -249,9 +249,9 @@ const seedTenant = (index: number, options: DemoOptions) =>
 /** `erp seed demo`: tenants one after another, each through core's services. */
 /**
  * Statistics for what the seed wrote, taken at once: PostgreSQL plans by them, and autovacuum
- * (off on some servers, and late after a bulk load) may not have taken them yet. Without them a
- * page of a million sales orders looked up each order's receivables by scanning the tenant's
- * (the planner knew no better index for a table it had never sampled): 30 % of the page's time.
+ * (off on some servers, and late after a bulk load) may not have taken them yet. Without them
+ * the planner knows no better index for a table it has never sampled, and a page of a large
+ * tenant's sales orders looks up each order's receivables by scanning the tenant's.
  */
 const analyzed = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ANALYZE`)
 

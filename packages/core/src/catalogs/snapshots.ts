@@ -25,7 +25,7 @@ export const readSnapshot = (table: CatalogTable): Snapshot => JSON.parse(snapsh
 
 /**
  * Fingerprint of the bundled snapshots: a store seeded from other data is reseeded on start.
- * Hashed as bytes: every start computes it, and decoding the 1.9 MB as text first took most of its time.
+ * Hashed as bytes: every start computes it, and decoding the snapshots as text first would cost more than the hash.
  */
 export const snapshotsFingerprint = (): string => {
   const hash = createHash("sha256")

@@ -39,8 +39,8 @@ export const storeSettings = {
   }),
   /**
    * PostgreSQL's own default is 128MB. PGlite zeroes the whole of PostgreSQL's shared memory each
-   * time it opens a store, and the process keeps it: at 128MB that is a fifth of a host's start
-   * (0.3 s) and 100 MB of its memory. A store that outgrows 32MB of hot pages still reads the
+   * time it opens a store, and the process keeps it: at 128MB that weighs on every host's start
+   * and on its memory. A store that outgrows 32MB of hot pages still reads the
    * rest from the operating system's file cache.
    */
   embeddedSharedBuffers: setting("ERP_EMBEDDED_SHARED_BUFFERS", memorySize, {

@@ -32,7 +32,7 @@ const renameIn = (object: Row, aliases: ReadonlyMap<string, string>, at: string,
 /**
  * A body with each field's deprecated names (`description` on a purchase invoice's item)
  * sent under the field's own name, header and child collections alike, so decoding, rules
- * and storage know one name. Both names in one object is a 400 naming the old one.
+ * and storage know one name. Both names in one object is a 400 naming the deprecated one.
  */
 export const renameAliases = (resource: AnyResource, body: unknown): Effect.Effect<unknown, InvalidRequest> => {
   if (!isObject(body)) return Effect.succeed(body)

@@ -8,7 +8,7 @@ const MAX_ENTRIES = 1_000
  * Records another write raced lately, in this process. An update without a lock that finds
  * its record changed runs again under the lock (its read and check wasted); a record written
  * by many clients at once would pay that on most updates, so for a while its updates take
- * the lock at once, as every update did before.
+ * the lock at once.
  */
 export class RecentlyRaced {
   private readonly until = new Map<string, number>()

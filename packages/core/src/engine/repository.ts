@@ -48,7 +48,7 @@ export interface KeyedAnswer {
  * Records of a page as NDJSON lines, joined by the store (an export writes them as they come):
  * `chunks` in order, each a run of whole lines joined by line breaks, the page being the chunks
  * joined by line breaks. A chunk is about 64 KB: a string past 128 KB is a large object in V8,
- * which the host decodes and collects twenty times slower than a young one (bench/README.md).
+ * which the host decodes and collects far more slowly than a young one (bench/README.md).
  */
 export interface PageLines {
   readonly chunks: ReadonlyArray<string>

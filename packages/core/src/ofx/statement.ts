@@ -113,8 +113,8 @@ const readLine = (line: OfxElement, index: number): Omit<StatementLine, "fitid">
 }
 
 /**
- * The most lines one import takes: months of a busy account. An import is one transaction of
- * 2–3 ms a line (bench/ofx-import.mjs), so larger statements come in parts.
+ * The most lines one import takes: months of a busy account. An import is one transaction
+ * that lasts longer with every line (bench/ofx-import.mjs), so larger statements come in parts.
  */
 export const MAX_STATEMENT_LINES = 2_000
 

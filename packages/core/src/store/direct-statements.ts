@@ -13,9 +13,9 @@ type RowsCallback = (error: SqlError | undefined, rows: Rows) => void
 
 /**
  * Runs a statement's text on the driver itself. A statement through `effect/sql` opens a
- * span, a scope and a connection lease of its own, about 100 µs of CPU beside the driver's
- * own 50–100 (bench/README.md): as much as the rest of a small request. The store provides
- * this where it owns the driver; without it statements go the usual way.
+ * span, a scope and a connection lease of its own, which cost more CPU than the driver's own
+ * work (bench/README.md). The store provides this where it owns the driver; without it
+ * statements go the usual way.
  */
 export class StatementRunner extends Context.Service<StatementRunner, {
   /** `prepared`: the statement's shape is fixed by the code (no caller's filter in it), so its plan may be kept. */
@@ -31,9 +31,9 @@ export interface PreparedStatements {
 /**
  * Names for the statement texts run often (`after` runs), up to `most` of them; others run
  * unnamed. A named statement is parsed and planned once per connection: the record-building
- * statements of a read or write by id cost PostgreSQL 0.3–1.1 ms to plan each time and
- * 0.08–0.25 ms to run from the kept plan (bench/README.md). Each costs the server 0.2–0.35 MB
- * per connection, hence the bound; texts past it are never named, so nothing is evicted that a
+ * statements of a read or write by id cost PostgreSQL several times more to plan than to run
+ * from the kept plan (bench/README.md). Each kept plan takes the server's memory on every
+ * connection, hence the bound; texts past it are never named, so nothing is evicted that a
  * connection still holds.
  */
 export const statementNames = ({ most, after }: PreparedStatements) => {
@@ -81,7 +81,7 @@ export const onPoolConnection = (
       const cancelled = finished
       finished = true
       // A cancelled statement's connection is closed, not pooled again: the cancel goes on another
-      // connection, and landing after the statement ended it stopped the next one run here (a 503
+      // connection, and landing after the statement ended it would stop the next one run here (a 503
       // to another request; PostgreSQL ignores a cancel only while the session is idle).
       release(cancelled ? new Error("statement cancelled") : error && isBroken(error) ? error : undefined)
       if (!cancelled) done(error ? sqlFailure(error, "Failed to execute statement") : undefined, error ? undefined : result)
@@ -112,7 +112,7 @@ export const poolRunner = (pool: pg.Pool, prepared?: PreparedStatements): Contex
     const name = keep ? nameOf(text) : undefined
     return onPoolConnection(pool, (connected, callback) => {
       // A query made from its text, named after: from a config object the driver makes a copy of
-      // every property descriptor first, about a tenth of its own CPU for a small statement.
+      // every property descriptor first, work a small statement would pay on every run.
       const query = new pg.Query(text, params as Array<unknown>, callback) as pg.Query & { name?: string }
       if (name) query.name = name
       connected.query(query)

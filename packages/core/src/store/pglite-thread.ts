@@ -94,8 +94,8 @@ type Reply =
 
 /**
  * Starts the worker at once (it loads PGlite meanwhile); `open` then opens the store in it. The
- * thread keeps the process alive only while an operation is under way, as PGlite in this
- * thread did not keep it alive at all: the store's owner closes it.
+ * thread keeps the process alive only while an operation is under way, never for an open store
+ * alone: the store's owner closes it.
  */
 export const startPgliteThread = (): PgliteThread => {
   const worker = new Worker(WORKER_URL)

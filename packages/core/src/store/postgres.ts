@@ -50,7 +50,8 @@ export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, ap
       statement_timeout: settings.statementTimeoutMs,
       idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
       // No JIT: a statement that builds a thousand records in JSON (an export's range) is estimated
-      // costly enough to be compiled first, which took 2.4 s; the API's statements never gain from it.
+      // costly enough to be compiled first, which takes far longer than running it; the API's
+      // statements never gain from it.
       options: "-c jit=off",
       application_name: applicationName
     }, "PgClient: Failed to connect", settings.preparedStatements > 0 ? { most: settings.preparedStatements, after: 2 } : undefined)

@@ -26,7 +26,7 @@ interface HitRow {
  * A sliding log in `rate_limit_windows`, shared by every host on the database: per key,
  * the times of the hits allowed in the last window. A hit is allowed when fewer than
  * `limit` of them are younger than `windowSeconds`, so no window of that length ever holds
- * more than `limit` (a fixed window let `limit` through at the end of one minute and
+ * more than `limit` (a fixed window lets `limit` through at the end of one minute and
  * `limit` more at the start of the next).
  *
  * Times come from the database's `now()`, not the host's clock, so hosts with skewed

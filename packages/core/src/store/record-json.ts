@@ -55,12 +55,12 @@ const jsonObject = (members: ReadonlyArray<readonly [string, string]>, from?: st
 
 const ISO_UTC = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`
 
-/** A stored or derived column as the record answers it (what the driver and the record schema made of it before). */
+/** A stored or derived column as the record answers it (what the driver and the record schema would make of the column). */
 const columnValue = (name: string, field: AnyField): string => {
   const column = field.column!
   const expression = column.sql ? `(${column.sql})` : `r.${name}`
   switch (column.type) {
-    // Milliseconds truncated, as `Date` did: `MS` drops the microseconds.
+    // Milliseconds truncated, as `Date` truncates them: `MS` drops the microseconds.
     case "timestamptz":
       return `to_char(${expression}::timestamptz AT TIME ZONE 'UTC', ${ISO_UTC})`
     // Stored with six fractional digits: the text is the answer ("10.500000").

@@ -27,13 +27,13 @@ const sameSlots = (one: ReadonlyArray<Slot>, other: ReadonlyArray<Slot>) =>
 /**
  * A statement whose text its shape alone decides (a read by id: the resource and its options,
  * the values aside), compiled on its first run; later runs place their values in the kept text.
- * Building and compiling the fragments of a record's statement was about a tenth of a read by
- * id's CPU, and the kept text is the same string each run, so the driver's lookups by text
+ * Building and compiling the fragments of a record's statement would otherwise run on every read
+ * by id, and the kept text is the same string each run, so the driver's lookups by text
  * (its prepared statement's name) do not hash a few kilobytes again.
  *
  * The build must not choose its text by its values. It is compiled twice, with stand-ins of
  * different lengths: a build whose text or parameters differ between the two, that changes a
- * value or writes one into the text, is built and compiled each run, as before.
+ * value or writes one into the text, is built and compiled each run.
  */
 export const statementShape = <A extends object>(sql: SqlClient.SqlClient, build: (...values: ReadonlyArray<string>) => Statement.Statement<A>) => {
   let compiled: { readonly text: string; readonly slots: ReadonlyArray<Slot> } | "rebuild" | undefined

@@ -5,8 +5,8 @@ import { fileURLToPath } from "node:url"
 
 /**
  * A new embedded store starts as a copy of this folder instead of running initdb, the
- * migrations and the catalog load (about 7 s on 2 cores; a copy takes a fraction of a
- * second). `npm run build` makes it (scripts/build-store-template.mjs): a `pgdata` folder
+ * migrations and the catalog load, which take many times longer than a copy (bench/README.md).
+ * `npm run build` makes it (scripts/build-store-template.mjs): a `pgdata` folder
  * migrated and seeded with the catalogs, nothing else — no tenant, no key, no secret, which
  * every store makes for itself on its first start. Not committed: it is built output.
  */
@@ -49,7 +49,7 @@ const usableTemplate = (templateDir: string): string | undefined => {
 
 /**
  * Copies a folder tree with every file's copy started at once: `fs.cp` copies the template's
- * 1,300-odd files one after another, five times slower (0.4 s against 0.08 s here).
+ * thousand-odd files one after another, several times slower (bench/README.md).
  */
 const copyTree = async (from: string, to: string): Promise<void> => {
   await fs.promises.mkdir(to, { recursive: true })

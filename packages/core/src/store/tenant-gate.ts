@@ -80,7 +80,7 @@ export class TenantGate extends Context.Service<TenantGate, {
       }
       const arm = (gate: Gate) => {
         if (gate.timer !== undefined) return
-        // Kept referenced, as each waiter's own timer was: a waiter's refusal is due even when nothing else holds the process.
+        // Kept referenced: a waiter's refusal is due even when nothing else holds the process.
         gate.timer = setTimeout(expire, Math.max(0, gate.waiting[0].deadline - Date.now()), gate)
       }
       /** A request queued for `gate`'s next turn: `resume` once handed it, `refuse` once its wait runs out; answers the leave. */
@@ -112,7 +112,7 @@ export class TenantGate extends Context.Service<TenantGate, {
       /**
        * A free turn is taken at once, a busy tenant's request queues (first come first served)
        * up to `waitMs`; the turn ends with the work, however it ends. A handful of the runtime's
-       * steps, where a semaphore with a timed wait took some fifty on every request.
+       * steps on every request, where a semaphore with a timed wait would take many times more.
        */
       const inTurn = <A, E, R>(tenantId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | TenantBusy, R> =>
         Effect.uninterruptibleMask((restore) =>

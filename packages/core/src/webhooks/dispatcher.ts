@@ -148,7 +148,7 @@ export const makeDispatcher = (options: DispatcherOptions = {}) =>
           FOR NO KEY UPDATE OF w SKIP LOCKED`
         if (ready.length === 0) return []
         // Counted in a statement of its own, after the lock: its snapshot sees the leases of a claim that held the lock
-        // and committed meanwhile (counted in the locking statement, they were missed and a fifth attempt went out).
+        // and committed meanwhile (counted in the locking statement, they would be missed and one attempt past `perEndpoint` would go out).
         const busy = yield* sql<{ id: string; busy: number }>`
           SELECT w.id, (SELECT count(*) FROM webhook_deliveries x WHERE x.tenant_id = w.tenant_id AND x.endpoint_id = w.id
             AND x.lease_until IS NOT NULL AND x.lease_until > now())::int AS busy

@@ -3,8 +3,8 @@ import { Effect } from "effect"
 
 /**
  * Rate limits count in a sliding window: per key, the times of the hits allowed in the
- * last window (a sliding log), instead of one counter per fixed window, which let twice
- * the limit through across a window boundary. The old counters are transient: dropped.
+ * last window (a sliding log), instead of one counter per fixed window, which lets twice
+ * the limit through across a window boundary. The fixed-window counters are transient: dropped.
  */
 export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`
 DROP TABLE rate_limit_counters;

@@ -2,8 +2,8 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { Effect } from "effect"
 
 /**
- * Signing private keys are kept sealed (`SecretBox`: AES-256-GCM, a text value), no
- * longer as clear JSON. Rows written before this stay clear until the host's start-up
+ * Signing private keys are kept sealed (`SecretBox`: AES-256-GCM, a text value), not as
+ * clear JSON. Rows this migration finds stay clear until the host's start-up
  * seals them (`store/sealed-secrets.ts`), which needs the key a migration does not have.
  *
  * And grants of the MCP resource bind no company (their JWTs name only the user, who
