@@ -33,6 +33,7 @@ import {
 import { Cause, Effect, Option } from "effect"
 import type { McpCaller } from "./caller.js"
 import { domainErrorBody, type ErrorBody, internalErrorBody } from "./errors.js"
+import { JsonAnswer } from "./json-answer.js"
 import { ANY_OBJECT, type ObjectJsonSchema } from "./json-schema.js"
 import { getPrompt, promptsFor } from "./prompts.js"
 import { contractResources, readContractResource } from "./resources.js"
@@ -50,10 +51,16 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Compact JSON: an agent reads it as well as indented, for fewer tokens and less work per call. */
-export const toolResult = (value: unknown): CallToolResult => ({
-  content: [{ type: "text", text: JSON.stringify(value ?? null) }],
-  ...(isRecord(value) ? { structuredContent: value } : {})
-})
+export const toolResult = (value: unknown): CallToolResult => {
+  if (value instanceof JsonAnswer) {
+    const structured: unknown = JSON.parse(value.text)
+    return { content: [{ type: "text", text: value.text }], ...(isRecord(structured) ? { structuredContent: structured } : {}) }
+  }
+  return {
+    content: [{ type: "text", text: JSON.stringify(value ?? null) }],
+    ...(isRecord(value) ? { structuredContent: value } : {})
+  }
+}
 
 /**
  * A refusal: the spec's error body as text. No `structuredContent`: clients validate that

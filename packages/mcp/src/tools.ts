@@ -3,6 +3,7 @@ import {
   publicResources,
   type AnyResource,
   pageOf,
+  pageText,
   type DomainError,
   checkUntrustedJson,
   invalidFields,
@@ -18,6 +19,7 @@ import {
 } from "@erp/core"
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Schema } from "effect"
+import { JsonAnswer } from "./json-answer.js"
 import { ANY_OBJECT, inputJsonSchema, type ObjectJsonSchema, outputJsonSchema } from "./json-schema.js"
 import { describeFilterArgument, expandArgument, listArguments, toQueryParams, unsupportedListArguments } from "./list-arguments.js"
 import { describeProperties } from "./property-descriptions.js"
@@ -111,7 +113,8 @@ const listTool = (resource: AnyResource): ResourceTool => {
     inputSchema,
     outputSchema: outputJsonSchema(pageOf(resource.record, `${resource.title}Page`)),
     annotations: { title: `List ${plural(resource)}`, readOnlyHint: true, openWorldHint: false },
-    run: (principal, input) => decode(input).pipe(Effect.flatMap((params) => withEngine((engine) => engine.list(resource, principal, params))))
+    run: (principal, input) =>
+      decode(input).pipe(Effect.flatMap((params) => withEngine((engine) => Effect.map(engine.listAnswers(resource, principal, params), (page) => new JsonAnswer(pageText(page))))))
   }
 }
 
@@ -329,7 +332,7 @@ let builtIn: ReadonlyArray<ToolDefinition> | undefined
 
 /**
  * Every resource tool, derived from the registry; `list_tenants` is the server's own (it depends on
- * the caller). Made on first use: their JSON Schemas take about 170 ms to derive, which a host
+ * the caller). Made on first use: their JSON Schemas are slow to derive, which a host
  * start or a CLI command that serves no MCP session should not pay.
  */
 export const registryTools = (): ReadonlyArray<ToolDefinition> => (builtIn ??= publicResources(allResources).flatMap(resourceTools))

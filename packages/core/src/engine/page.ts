@@ -25,3 +25,19 @@ export interface Page<A = unknown> {
   readonly pagination: typeof Pagination.Type
   readonly meta: typeof PageMeta.Type
 }
+
+/**
+ * A page whose records are JSON text already (built by the store) as the envelope's two ends:
+ * what goes before the first record and after the last, the records joined by commas between.
+ * Each record is written as the store built it, never parsed and encoded again.
+ */
+export const pageEnvelope = (page: Page<string>): readonly [head: string, tail: string] => [
+  '{"data":[',
+  `],"pagination":${JSON.stringify(page.pagination)},"meta":${JSON.stringify(page.meta)}}`
+]
+
+/** A page of JSON-text records as one JSON text (`pageEnvelope` around the records). */
+export const pageText = (page: Page<string>): string => {
+  const [head, tail] = pageEnvelope(page)
+  return `${head}${page.data.join(",")}${tail}`
+}
