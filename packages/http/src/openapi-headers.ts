@@ -6,7 +6,28 @@ import { IDEMPOTENCY_KEY_MAX_LENGTH } from "@erp/core"
  * the generated document in one pass rather than declared per endpoint.
  */
 
-type Json = Record<string, any>
+type Json = Readonly<Record<string, unknown>>
+
+/** A response of the generated document, as far as this pass reads it. */
+interface Response extends Json {
+  readonly headers?: Json
+}
+
+/** An operation that needs credentials (a non-empty `security`), as far as this pass reads it. */
+interface Operation extends Json {
+  readonly security: ReadonlyArray<unknown>
+  readonly responses?: Readonly<Record<string, Response>>
+  readonly parameters?: ReadonlyArray<unknown>
+}
+
+/** The generated document, as far as this pass reads it. */
+interface Document extends Json {
+  readonly paths?: Readonly<Record<string, Json>>
+  readonly components?: { readonly headers?: Json; readonly parameters?: Json }
+}
+
+const isAuthenticated = (operation: unknown): operation is Operation =>
+  typeof operation === "object" && operation !== null && "security" in operation && Array.isArray(operation.security) && operation.security.length > 0
 
 const header = (description: string, schema: Json = { type: "integer" }) => ({ description, schema })
 
@@ -51,15 +72,15 @@ const rateLimitHeaders = {
   "RateLimit-Reset": ref("headers", "RateLimitReset")
 }
 
-const addHeaders = (response: Json, headers: Json): Json => ({ ...response, headers: { ...response.headers, ...headers } })
+const addHeaders = (response: Response, headers: Json): Response => ({ ...response, headers: { ...response.headers, ...headers } })
 
 /** The document with the headers of every authenticated operation: rate limits everywhere, ETags on records, keys on writes. */
-export const withIntegratorHeaders = (spec: Json): Json => {
-  const paths: Json = {}
-  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
-    const operations: Json = {}
-    for (const [method, operation] of Object.entries<Json>(item)) {
-      if (!operation || typeof operation !== "object" || !Array.isArray(operation.security) || operation.security.length === 0) {
+export const withIntegratorHeaders = (spec: Document): Document => {
+  const paths: Record<string, Json> = {}
+  for (const [path, item] of Object.entries(spec.paths ?? {})) {
+    const operations: Record<string, unknown> = {}
+    for (const [method, operation] of Object.entries(item)) {
+      if (!isAuthenticated(operation)) {
         operations[method] = operation
         continue
       }
@@ -67,8 +88,8 @@ export const withIntegratorHeaders = (spec: Json): Json => {
       const isCreate = method === "post" && !path.includes("{id}")
       const isWrite = method === "post" || method === "patch"
       const conditional = onRecord ? method === "patch" || method === "delete" : (method === "post" || method === "delete") && path.includes("{id}/")
-      const responses: Json = {}
-      for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
+      const responses: Record<string, Response> = {}
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
         let out = addHeaders(response, rateLimitHeaders)
         const success = status.startsWith("2")
         if (status === "429") out = addHeaders(out, { "Retry-After": ref("headers", "RetryAfter") })

@@ -43,7 +43,7 @@ export const universalFilter: Record<string, FilterField> = {
   universal: { type: "boolean", sql: "(jsonb_array_length(r.country_codes) = 0)", description: "true: available in every country" }
 }
 
-export const codeLookup = (title: string, scoped: boolean): Lookup => ({
+export const codeLookup = (title: string, scoped: boolean): Lookup<"code"> => ({
   name: "code",
   field: "code",
   parameter: "code",

@@ -14,6 +14,6 @@ export const catalogResources: ReadonlyArray<AnyResource> = [
   countries,
   states,
   cities
-] as ReadonlyArray<AnyResource>
+]
 
 export { banks, cities, countries, paymentMethods, states, unitsOfMeasurement }

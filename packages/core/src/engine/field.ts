@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import type { FieldType, FilterField, Operator } from "./fields.js"
 
 /** A schema of any value that needs no services to decode or encode: what fields, inputs and answers are. */
-export type AnySchema = Schema.Codec<any, any>
+export type AnySchema = Schema.Codec<unknown, unknown>
 
 /** How a value is stored and cast when written: column names and casts come only from declarations. */
 export type ColumnType = "text" | "uuid" | "numeric" | "date" | "timestamptz" | "boolean" | "jsonb" | "integer"
@@ -65,11 +65,17 @@ export type EmbedSpec =
 /**
  * Which fields of the other record an embed answers: a list of names, a single
  * name (its value alone), or answered names to the other record's names.
+ * `Name` is the other record's field names where the embed's constructor knows them.
  */
-export type Pick = ReadonlyArray<string> | string | Readonly<Record<string, string>>
+export type Pick<Name extends string = string> = ReadonlyArray<Name> | Name | Readonly<Record<string, Name>>
 
-/** What an embed needs of the resource it points at (a compiled declaration). */
-export interface ResourceRef {
+/** The field names of a record type; any name where the type is not known (a reference typed `ResourceRef`). */
+export type NamesOf<R> = unknown extends R ? string : keyof R & string
+
+/** What an embed needs of the resource it points at (a compiled declaration); `R` is its record type. */
+export interface ResourceRef<R = unknown> {
+  /** Phantom type: the record the resource answers (`ResourceDefinition<R>` carries the same). */
+  readonly _record?: R
   readonly name: string
   readonly title: string
   readonly storage?: "tenant" | "catalog"
@@ -135,19 +141,19 @@ export interface ChildrenSpec {
   readonly identifier: string
 }
 
-export type AnyField = Field<any, any>
+export type AnyField = Field<unknown, unknown>
 export type Fields = Readonly<Record<string, AnyField>>
 
 /** The record type a field map answers. */
 export type RecordOf<F extends Fields> = {
-  readonly [K in keyof F as F[K] extends Field<infer R, any> ? ([R] extends [never] ? never : unknown extends R ? never : K) : never]:
-    F[K] extends Field<infer R, any> ? R : never
+  readonly [K in keyof F as F[K] extends Field<infer R, unknown> ? ([R] extends [never] ? never : unknown extends R ? never : K) : never]:
+    F[K] extends Field<infer R, unknown> ? R : never
 }
 
 /** The decoded input a field map accepts (every key optional: requiredness is checked by the schema). */
 export type InputOf<F extends Fields> = {
-  readonly [K in keyof F as F[K] extends Field<any, infer I> ? ([I] extends [never] ? never : unknown extends I ? never : K) : never]?:
-    F[K] extends Field<any, infer I> ? I | null : never
+  readonly [K in keyof F as F[K] extends Field<unknown, infer I> ? ([I] extends [never] ? never : unknown extends I ? never : K) : never]?:
+    F[K] extends Field<unknown, infer I> ? I | null : never
 }
 
 /** The filter type of each column type (jsonb filters only as a string array). */
@@ -223,9 +229,9 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
   /** `null` accepted on input (clears the value) although the record never answers null; defaults to `nullable`. */
   readonly clearable?: boolean
   readonly type: ColumnType
-  readonly output: Schema.Codec<R, any>
-  readonly inputSchema?: Schema.Codec<I, any>
-  readonly read?: Schema.Codec<R, any>
+  readonly output: Schema.Codec<R, unknown>
+  readonly inputSchema?: Schema.Codec<I, unknown>
+  readonly read?: Schema.Codec<R, unknown>
   /** SQL read instead of `r.<name>` (the value is still written to the column). */
   readonly select?: string
   /** A jsonb object answered with exactly these keys (null when absent). */
@@ -243,7 +249,7 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
   const role = spec.input ?? "both"
   const filterType = spec.array ? "string" : FILTER_TYPE[spec.type]
   const filter = filterFrom(filterType, nullable, spec.filter ?? !spec.hidden, spec.array ? { array: true } : {})
-  const field: Field<unknown, unknown> = {
+  const field: Field<N extends true ? R | null : R, I> = {
     ...(spec.hidden ? {} : { output: describe(output, spec.description) }),
     ...(spec.read ? { read: spec.read } : spec.hidden ? { read: output } : {}),
     column: { type: spec.type, ...(spec.select ? { sql: spec.select } : {}), ...(spec.keys ? { keys: spec.keys } : {}) },
@@ -251,7 +257,7 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
       ? {}
       : {
         input: {
-          schema: describe((spec.inputSchema ?? spec.output) as AnySchema, spec.description),
+          schema: describe(spec.inputSchema ?? spec.output, spec.description),
           on: role,
           required: spec.required ?? false,
           nullable: spec.clearable ?? nullable,
@@ -266,14 +272,14 @@ export const column = <R, I = R, N extends boolean = false>(spec: Common & {
     ...(spec.aliases ? { aliases: spec.aliases } : {}),
     ...(spec.description ? { description: spec.description } : {})
   }
-  return field as Field<N extends true ? R | null : R, I>
+  return field
 }
 
 /**
  * A value the create's rules make and its answer shows once (a webhook's signing secret):
  * never stored, so every later read answers `null`.
  */
-export const revealed = <R>(output: Schema.Codec<R, any>, description: string): Field<R | null, never> => ({
+export const revealed = <R>(output: Schema.Codec<R, unknown>, description: string): Field<R | null, never> => ({
   output: describe(Schema.NullOr(output), description),
   column: { type: "text", sql: "NULL::text", virtual: true },
   revealed: true,
@@ -284,8 +290,8 @@ export const revealed = <R>(output: Schema.Codec<R, any>, description: string): 
 export const expression = <R, N extends boolean = false>(spec: {
   readonly sql: string
   readonly type: ColumnType
-  readonly output: Schema.Codec<R, any>
-  readonly read?: Schema.Codec<R, any>
+  readonly output: Schema.Codec<R, unknown>
+  readonly read?: Schema.Codec<R, unknown>
   readonly nullable?: N
   readonly filter?: boolean | FilterOptions
   readonly description?: string
@@ -299,35 +305,38 @@ export const expression = <R, N extends boolean = false>(spec: {
     column: { type: spec.type, sql: spec.sql, virtual: true },
     ...(filter ? { filter } : {}),
     ...(spec.description ? { description: spec.description } : {})
-  } as Field<N extends true ? R | null : R, never>
+  }
 }
 
 /** Not stored, not answered: an input the resource's rules consume (`city` text to match, `installments`). */
-export const inputOnly = <I>(schema: Schema.Codec<I, any>, options: { readonly nullable?: boolean; readonly on?: InputRole; readonly required?: boolean } = {}): Field<never, I> => ({
+export const inputOnly = <I>(schema: Schema.Codec<I, unknown>, options: { readonly nullable?: boolean; readonly on?: InputRole; readonly required?: boolean } = {}): Field<never, I> => ({
   input: { schema, on: options.on ?? "both", required: options.required ?? false, nullable: options.nullable ?? false, patch: "replace" }
 })
 
-/** A record of another resource, answered in place of (or beside) the key that points at it. */
-export const embedOne = <R>(spec: {
+/**
+ * A record of another resource, answered in place of (or beside) the key that points at it.
+ * `T` is the other resource's record type: `pick` names its fields.
+ */
+export const embedOne = <R, T = unknown>(spec: {
   readonly key: string
-  readonly resource: () => ResourceRef
-  readonly output: Schema.Codec<R, any>
-  readonly pick?: Pick
+  readonly resource: () => ResourceRef<T>
+  readonly output: Schema.Codec<R, unknown>
+  readonly pick?: NoInfer<Pick<NamesOf<T>>>
   readonly description?: string
 }): Field<R | null, never> => ({
-  output: describe(Schema.NullOr(spec.output), spec.description) as Schema.Codec<R | null, any>,
+  output: describe(Schema.NullOr(spec.output), spec.description),
   embed: { kind: "one", key: spec.key, resource: spec.resource, ...(spec.pick ? { pick: spec.pick } : {}) }
 })
 
-/** The records of another resource that point at this one (a sales order's receivables). */
-export const embedMany = <R>(spec: {
+/** The records of another resource that point at this one (a sales order's receivables); `pick` names fields of `T`, their record. */
+export const embedMany = <R, T = unknown>(spec: {
   readonly foreignKey: string
-  readonly resource: () => ResourceRef
-  readonly output: Schema.Codec<R, any>
-  readonly pick?: Pick
+  readonly resource: () => ResourceRef<T>
+  readonly output: Schema.Codec<R, unknown>
+  readonly pick?: NoInfer<Pick<NamesOf<T>>>
   readonly description?: string
 }): Field<ReadonlyArray<R>, never> => ({
-  output: describe(Schema.Array(spec.output), spec.description) as Schema.Codec<ReadonlyArray<R>, any>,
+  output: describe(Schema.Array(spec.output), spec.description),
   embed: { kind: "many", foreignKey: spec.foreignKey, resource: spec.resource, ...(spec.pick ? { pick: spec.pick } : {}) }
 })
 
@@ -367,12 +376,12 @@ export const timestamps = () => ({ created_at: timestamp(), updated_at: timestam
 /** A read-only stored field of a catalog (catalogs take no writes). */
 export const stored = <R, N extends boolean = false>(
   type: ColumnType,
-  output: Schema.Codec<R, any>,
+  output: Schema.Codec<R, unknown>,
   options: { readonly nullable?: N; readonly filter?: boolean | FilterOptions; readonly array?: boolean; readonly description?: string } = {}
 ): Field<N extends true ? R | null : R, never> => column<R, never, N>({ type, output, input: false, ...options })
 
 /** The same field, also taking an input that rules consume (a supplier's `country_code` text, answered as the ISO2 it matched). */
-export const withInput = <R, I>(field: Field<R, never>, schema: Schema.Codec<I, any>, options: { readonly nullable?: boolean } = {}): Field<R, I> => ({
-  ...(field as Field<R, unknown>),
+export const withInput = <R, I>(field: Field<R, never>, schema: Schema.Codec<I, unknown>, options: { readonly nullable?: boolean } = {}): Field<R, I> => ({
+  ...field,
   input: { schema, on: "both", required: false, nullable: options.nullable ?? false, patch: "replace" }
-}) as Field<R, I>
+})

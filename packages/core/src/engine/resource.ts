@@ -18,6 +18,16 @@ export type { ColumnType } from "./field.js"
 /** A record as the store holds it in memory: field name to value. */
 export type Row = Readonly<Record<string, unknown>>
 
+/**
+ * A row of a declared field map: its keys are the field names, so a misspelt one does not
+ * compile. Values stay `unknown`: what a draft holds is the decoded input or the stored form,
+ * which differ from the record's type for some fields (decimals, blocks). `RowOf<Fields>` is `Row`.
+ */
+export type RowOf<F extends Fields> = { readonly [K in keyof F & string]?: unknown }
+
+/** A name a list filters by: a field, a key inside a jsonb block (`br_data.ie`), or one of the declared `filters` (`X`). */
+export type FilterName<F extends Fields, X extends string = never> = (keyof F & string) | `${keyof F & string}.${string}` | X
+
 /** What a write rule may know about the caller. */
 export interface WriteContext {
   readonly tenantId: string
@@ -53,31 +63,35 @@ export interface ChildDraft {
  * what was sent (`input`, decoded), and the state the write will store (`values`
  * for the header's stored fields, `children` per collection, in order).
  */
-export interface Draft {
+export interface Draft<F extends Fields = Fields> {
   readonly operation: "create" | "update"
-  readonly current: Row | undefined
-  readonly input: Row
-  readonly values: Row
+  readonly current: RowOf<F> | undefined
+  readonly input: RowOf<F>
+  readonly values: RowOf<F>
   readonly children: Readonly<Record<string, ReadonlyArray<ChildDraft>>>
 }
 
 /** Values a computation sets: header fields, and per collection one partial row per child (by position). */
-export interface Computed {
-  readonly values?: Row
+export interface Computed<F extends Fields = Fields> {
+  readonly values?: RowOf<F>
   readonly children?: Readonly<Record<string, ReadonlyArray<Row>>>
 }
 
 /** Which fields PATCH may change in a state: all accepted ones, a list, or none (not even `{}`). */
-export type Editable = "all" | "none" | ReadonlyArray<string>
+export type Editable<F extends Fields = Fields> = "all" | "none" | ReadonlyArray<keyof F & string>
 
-export interface StatusMachine {
-  readonly field: string
-  readonly initial: string
-  readonly states: Readonly<Record<string, { readonly editable: Editable; readonly description?: string }>>
+/**
+ * The states a status field moves through, `S` their names. Where `S` is inferred (a declaration),
+ * it comes from the keys of `states`: `initial`, `transitions` and `derive` must name one of them.
+ */
+export interface StatusMachine<F extends Fields = Fields, S extends string = string> {
+  readonly field: keyof F & string
+  readonly initial: NoInfer<S>
+  readonly states: Readonly<Record<S, { readonly editable: Editable<F>; readonly description?: string }>>
   /** Where a PATCH may move the status, when clients may write it. */
-  readonly transitions?: Readonly<Record<string, ReadonlyArray<string>>>
-  /** Recomputes the status after every write (payables: by their allocations). */
-  readonly derive?: (draft: Draft, context: WriteContext) => string
+  readonly transitions?: { readonly [From in S]?: ReadonlyArray<NoInfer<S>> }
+  /** Recomputes the status after every write (payables: by their allocations). A method, as the hooks of `ResourceDeclaration` are. */
+  derive?(draft: Draft<F>, context: WriteContext): NoInfer<S>
 }
 
 /** An operation beyond CRUD on one record: `POST /payables/{id}/allocate`. */
@@ -165,20 +179,20 @@ export interface NewRecord {
 }
 
 /** What a write hook sees, inside the write's unit of work. */
-export interface WriteHookContext {
+export interface WriteHookContext<F extends Fields = Fields> {
   readonly resource: AnyResource
   readonly operation: "create" | "update"
   readonly id: string
   /** The draft as stored (rules, computation and status applied). */
-  readonly draft: Draft
+  readonly draft: Draft<F>
   readonly principal: Principal
   readonly store: ActionStore
 }
 
 /** What a removal hook sees: the record, locked, and the store. */
-export interface RemoveHookContext {
+export interface RemoveHookContext<F extends Fields = Fields> {
   readonly resource: AnyResource
-  readonly current: Row
+  readonly current: RowOf<F>
   readonly principal: Principal
   readonly store: ActionStore
 }
@@ -200,24 +214,35 @@ export interface Visibility {
 }
 
 /** `GET /<name>/<lookup>/{value}`: one record by a unique field, e.g. `/banks/swift/{code}`. */
-export interface Lookup {
+export interface Lookup<Name extends string = string> {
   /** Path segment and tool suffix, e.g. `swift`. */
   readonly name: string
   /** The declared filter field matched with `eq`. */
-  readonly field: string
+  readonly field: Name
   /** Path parameter name, e.g. `code`. */
   readonly parameter: string
   readonly description: string
   /** Whether the resource's visibility applies, unless the caller sends one of the `selectors`. */
   readonly scoped: boolean
   /** Query parameters (declared filter fields, `eq`) the caller may add, e.g. a country for a state code. */
-  readonly selectors?: ReadonlyArray<string>
+  readonly selectors?: ReadonlyArray<Name>
   /** Canonical form of the value (e.g. upper case codes) before matching. */
   readonly normalize?: (value: string) => string
 }
 
-/** What a resource author writes: its fields once, and the rules around them. */
-export interface ResourceDeclaration<F extends Fields> {
+/**
+ * What a resource author writes: its fields once, and the rules around them. The names it
+ * gives are checked against its fields `F` (inferred from `fields` alone: every other mention
+ * is `NoInfer`, so a misspelt name is an error where it is written), the states `S` of its
+ * status and the names `X` of its declared filters.
+ *
+ * Hooks over a draft are methods, each taking the draft keyed by `F`. The compiled definition
+ * (`AnyResource`) keeps them over any field map, as `ResourceDefinition<R>` erases its record
+ * type: for a concrete `F` a row of any keys is a `RowOf<F>` (its values are `unknown`), but
+ * inside the generic `defineResource` TypeScript cannot relate the two, and method parameters,
+ * compared both ways, let that erasure compile without a cast.
+ */
+export interface ResourceDeclaration<F extends Fields, S extends string = string, X extends string = string> {
   /** Path segment and permission `resource_code` (unless `permission` names another), e.g. `products`. */
   readonly name: string
   /** Singular for tool and operation names, e.g. `product`. */
@@ -244,7 +269,7 @@ export interface ResourceDeclaration<F extends Fields> {
    * Operators manage it from the CLI: `erp <command> import FILE.json --tenant T` (records
    * whose `key` matches a live one update it, others are created) and `erp <command> list`.
    */
-  readonly operatorCommand?: { readonly name: string; readonly key: string }
+  readonly operatorCommand?: { readonly name: string; readonly key: NoInfer<keyof F & string> }
   /** Subscribable: every write records one `<name>.<action>` event (spec "Events"). */
   readonly events?: boolean
   /**
@@ -252,7 +277,7 @@ export interface ResourceDeclaration<F extends Fields> {
    * `…/deliveries/{id}`, its actions below that): `key` is the field naming the parent, which
    * the route fills; a record of another parent is 404. Other transports filter by `key`.
    */
-  readonly nestedUnder?: { readonly parent: () => AnyResource; readonly key: string; readonly segment: string }
+  readonly nestedUnder?: { readonly parent: () => AnyResource; readonly key: NoInfer<keyof F & string>; readonly segment: string }
 
   readonly table: string
   /** Tenant rows (`tenant_id`, soft delete) or a global catalog. Default `tenant`. */
@@ -262,15 +287,15 @@ export interface ResourceDeclaration<F extends Fields> {
 
   readonly fields: F
   /** Filters beyond the fields: selectors and sub-selects over alias `r`. */
-  readonly filters?: Readonly<Record<string, FilterField>>
-  readonly defaultSort: { readonly field: string; readonly order: SortOrder }
+  readonly filters?: Readonly<Record<X, FilterField>>
+  readonly defaultSort: { readonly field: NoInfer<keyof F & string>; readonly order: SortOrder }
   /** The table has `search_vector` (and with `payload`, `payload_vector` over metadata). */
   readonly search?: { readonly payload: boolean }
   /** Filters a list cannot do without (`/cities` needs `state_id`). */
-  readonly requiredFilters?: ReadonlyArray<string>
+  readonly requiredFilters?: ReadonlyArray<NoInfer<FilterName<F, X>>>
   /** `GET /<name>/search?q=`: a list whose `q` is the search, with these filters required too. */
-  readonly searchRoute?: { readonly required: ReadonlyArray<string> }
-  readonly lookups?: ReadonlyArray<Lookup>
+  readonly searchRoute?: { readonly required: ReadonlyArray<NoInfer<FilterName<F, X>>> }
+  readonly lookups?: ReadonlyArray<Lookup<NoInfer<FilterName<F, X>>>>
   readonly visibility?: Visibility
 
   /**
@@ -278,52 +303,52 @@ export interface ResourceDeclaration<F extends Fields> {
    * and contract tests, and which of its fields must name a record of another resource.
    */
   readonly writes?: {
-    readonly example: Row
+    readonly example: RowOf<NoInfer<F>>
     readonly references?: Readonly<Record<string, () => AnyResource>>
     /** UUID fields of the example that must differ from record to record (a unique key): tests give each create a fresh one. */
-    readonly unique?: ReadonlyArray<string>
+    readonly unique?: ReadonlyArray<NoInfer<keyof F & string>>
   }
   /**
    * Embeds a client may ask in full with `expand[]=<path>` on get and list (Stripe's expand):
    * `customer` (an `embedOne` field of the record) or `items.product` (one of a child
    * collection's). The engine loads each with one query for the whole page.
    */
-  readonly expandable?: ReadonlyArray<string>
+  readonly expandable?: ReadonlyArray<NoInfer<(keyof F & string) | `${keyof F & string}.${string}`>>
   /** A per-tenant sequence, gapless under concurrency, set on create. */
-  readonly numbering?: { readonly field: string }
-  readonly status?: StatusMachine
+  readonly numbering?: { readonly field: NoInfer<keyof F & string> }
+  readonly status?: StatusMachine<NoInfer<F>, S>
   /** Rules over the draft after input is applied: resolve references, refuse with 422, fill derived stored values. */
-  readonly rules?: (draft: Draft, context: WriteContext) => Effect.Effect<Draft, WriteError, WriteServices>
+  rules?(draft: Draft<NoInfer<F>>, context: WriteContext): Effect.Effect<Draft<NoInfer<F>>, WriteError, WriteServices>
   /** Pure computation over header and children (totals with bignumber.js); its fields are read-only to clients. */
-  readonly compute?: (draft: Draft) => Computed
+  compute?(draft: Draft<NoInfer<F>>): Computed<NoInfer<F>>
   readonly actions?: ReadonlyArray<ResourceAction>
   /**
    * One create request that makes several records (a group of installments): the records
    * to create, or `undefined` for the usual one. They are created in one unit of work and
    * answered as `{ data: [...] }` (`manyOutput` in OpenAPI).
    */
-  readonly createMany?: (input: Row, context: WriteContext) => Effect.Effect<ReadonlyArray<NewRecord> | undefined, WriteError, WriteServices>
+  createMany?(input: RowOf<NoInfer<F>>, context: WriteContext): Effect.Effect<ReadonlyArray<NewRecord> | undefined, WriteError, WriteServices>
   /**
    * Runs after a create or update has written the record, in its unit of work: writes to
    * other resources (a purchase invoice's payables) and checks over what was stored. A
    * failure rolls the whole write back. `true`: it changed the record's related records,
    * so an update that changed nothing else still counts as one.
    */
-  readonly afterWrite?: (context: WriteHookContext) => Effect.Effect<boolean | void, WriteError, WriteServices>
+  afterWrite?(context: WriteHookContext<NoInfer<F>>): Effect.Effect<boolean | void, WriteError, WriteServices>
   /**
    * Whether `afterWrite` has anything to do for this write (absent: always). A create whose hook
    * has nothing to do is one statement (record, number, children, event); one whose hook runs
    * needs a transaction around the record and what the hook writes.
    */
-  readonly afterWriteApplies?: (operation: "create" | "update", draft: Draft) => boolean
+  afterWriteApplies?(operation: "create" | "update", draft: Draft<NoInfer<F>>): boolean
   /** Runs before a soft delete, in its unit of work, with the record locked: refuse (422) or take related records along. */
-  readonly beforeRemove?: (context: RemoveHookContext) => Effect.Effect<void, WriteError, WriteServices>
+  beforeRemove?(context: RemoveHookContext<NoInfer<F>>): Effect.Effect<void, WriteError, WriteServices>
   /**
    * Stored fields the engine fills with the caller's user id (null for API keys and
    * operators): on create (`created`, and `updated`), on every update that changes
    * something (`updated`), on soft delete (`deleted`).
    */
-  readonly stamps?: { readonly created?: string; readonly updated?: string; readonly deleted?: string }
+  readonly stamps?: { readonly created?: NoInfer<keyof F & string>; readonly updated?: NoInfer<keyof F & string>; readonly deleted?: NoInfer<keyof F & string> }
 }
 
 /** A declared expansion, compiled: which embed (of the record or of each child) it fills with the full record. */
@@ -367,7 +392,7 @@ export interface ResourceDefinition<R = unknown> extends Omit<ResourceDeclaratio
   readonly record: AnySchema
   readonly _record?: R
   /** The record as the store answers it, hidden stored fields included (`storedRecordSchema`): what the repository decodes rows with. */
-  readonly stored: AnySchema
+  readonly stored: Schema.Codec<Row, unknown>
   readonly filters: Readonly<Record<string, FilterField>>
   /** Stored columns and their types (`id` and timestamps included). */
   readonly columns: Readonly<Record<string, ColumnType>>
@@ -398,7 +423,7 @@ export type AnyResource = ResourceDefinition<unknown>
 /** The record type of a compiled resource: `RecordType<typeof products>`. */
 export type RecordType<D> = D extends ResourceDefinition<infer R> ? R : never
 
-const entries = (fields: Fields) => Object.entries(fields) as Array<[string, AnyField]>
+const entries = (fields: Fields) => Object.entries(fields)
 
 /** Stored columns of a field map (its table's own, embeds and children excluded). */
 const columnsOf = (fields: Fields): Record<string, ColumnType> =>
@@ -535,7 +560,9 @@ const widenExpandable = (fields: Fields, paths: ReadonlyArray<string>): Fields =
 }
 
 /** Compiles a declaration: every schema, column list and filter derived from its fields. */
-export const defineResource = <F extends Fields>(declaration: ResourceDeclaration<F>): ResourceDefinition<RecordOf<F>> => {
+export const defineResource = <F extends Fields, S extends string = never, X extends string = never>(
+  declaration: ResourceDeclaration<F, S, X>
+): ResourceDefinition<RecordOf<F>> => {
   const identifier = declaration.identifier ?? pascal(declaration.title)
   const { writes, ...rest } = declaration
   const fields = widenExpandable(resolveSelf(declaration.fields), declaration.expandable ?? [])

@@ -1,6 +1,6 @@
 import { Effect, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { compact } from "../engine/draft.js"
-import { column, type Field, type FilterOptions, type ResourceRef } from "../engine/field.js"
+import { type AnySchema, column, type Field, type FilterOptions, type ResourceRef } from "../engine/field.js"
 import { type FieldType, INT4_MAX } from "../engine/fields.js"
 import { isValidDate, parseDatetime } from "../engine/datetime.js"
 import type { FieldErrors } from "../errors.js"
@@ -203,20 +203,20 @@ export const block = <Keys extends Schema.Struct.Fields>(spec: {
   readonly identifier: string
   /** The keys as answered (each nullable). */
   readonly keys: Keys
-  readonly input: Schema.Codec<any, any>
+  readonly input: AnySchema
   /** The owner's id inside the block (`customer_id`), from the row. */
   readonly owner?: { readonly key: string }
   /** The record's id as the block's `id` too. */
   readonly answersId?: boolean
   /** Keys computed on read, each an SQL expression over the row `r`. */
-  readonly computed?: Readonly<Record<string, { readonly sql: string; readonly schema: Schema.Codec<any, any> }>>
+  readonly computed?: Readonly<Record<string, { readonly sql: string; readonly schema: AnySchema }>>
   readonly filters?: Readonly<Record<string, FieldType>>
   readonly inputOnlyKeys?: ReadonlyArray<string>
 }) => {
   const computed = spec.computed ?? {}
   const owner = spec.owner?.key
   // Keys the server fills in, never stored: the ids from the row and the computed ones.
-  const derivedKeys: Record<string, Schema.Codec<any, any>> = {
+  const derivedKeys: Record<string, AnySchema> = {
     ...(spec.answersId ? { id: Schema.String } : {}),
     ...(owner ? { [owner]: Schema.String } : {})
   }

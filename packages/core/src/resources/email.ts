@@ -7,12 +7,26 @@ const emailColumn = <N extends boolean = false>(options: { readonly required?: b
   column<string, string, N>({ type: "text", output: Schema.String, inputSchema: Email, filter: true, ...options })
 
 /** The domain of an address, lower case: what the provider verifies. */
-const withDomain = (draft: Draft) =>
+const withDomain = (draft: Draft<typeof identityFields>) =>
   Effect.succeed(
     typeof draft.values.email === "string"
       ? { ...draft, values: { ...draft.values, domain: draft.values.email.split("@")[1]!.toLowerCase() } }
       : draft
   )
+
+/** The fields of an email identity, named so that its rules take a draft keyed by them. */
+const identityFields = {
+  id: id(),
+  email: emailColumn({ required: true, input: "create", description: "The sender address" }),
+  domain: column<string, never>({ type: "text", output: Schema.String, input: false, filter: true, description: "The address's domain (set from email)" }),
+  display_name: text(200, { nullable: true }),
+  reply_to: emailColumn({ nullable: true }),
+  status: choice(["pending_verification", "verified", "failed"], { description: "pending_verification (default), verified, failed" }),
+  verified_at: datetime({ nullable: true }),
+  is_default: flag({ description: "Used when a dispatch names no identity (default false)" }),
+  metadata: metadata(),
+  ...timestamps()
+}
 
 /** An address the tenant sends email from, once its domain is verified with the email provider. Panel only. */
 export const tenantEmailIdentities = defineResource({
@@ -24,18 +38,7 @@ export const tenantEmailIdentities = defineResource({
   panelOnly: true,
   events: true,
   table: "tenant_email_identities",
-  fields: {
-    id: id(),
-    email: emailColumn({ required: true, input: "create", description: "The sender address" }),
-    domain: column<string, never>({ type: "text", output: Schema.String, input: false, filter: true, description: "The address's domain (set from email)" }),
-    display_name: text(200, { nullable: true }),
-    reply_to: emailColumn({ nullable: true }),
-    status: choice(["pending_verification", "verified", "failed"], { description: "pending_verification (default), verified, failed" }),
-    verified_at: datetime({ nullable: true }),
-    is_default: flag({ description: "Used when a dispatch names no identity (default false)" }),
-    metadata: metadata(),
-    ...timestamps()
-  },
+  fields: identityFields,
   defaultSort: { field: "created_at", order: "asc" },
   writes: { example: { email: "billing@acme.example", display_name: "Acme Billing" } },
   rules: withDomain

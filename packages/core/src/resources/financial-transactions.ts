@@ -20,7 +20,7 @@ const SOURCES = ["manual", "api", "ofx"] as const
  * A transaction with allocations keeps its account, amount and sign (its settlements
  * depend on them) and cannot be ignored; the type follows the sign when not sent.
  */
-const rules = (draft: Draft) =>
+const rules = (draft: Draft<typeof transactionFields>) =>
   Effect.gen(function* () {
     const problems = new Problems()
     const allocated = decimal(String(draft.current?.allocated_total ?? "0"))
@@ -38,6 +38,47 @@ const rules = (draft: Draft) =>
     return draft
   })
 
+/** The fields of a transaction, named so that its rules take a draft keyed by them. */
+const transactionFields = {
+  id: id(),
+  account_id: reference((): ResourceRef => resourceNamed("financial-accounts"), { nullable: false, required: true, description: "The financial account" }),
+  transfer_id: column({ type: "uuid", output: Schema.String, inputSchema: Uuid, nullable: true, description: "Pairs the two sides of a transfer between accounts" }),
+  source: choice(SOURCES, { input: "create", description: "manual (default), api or ofx (imported)" }),
+  fitid: text(255, { nullable: true, input: "create", description: "The bank's unique id of the transaction (OFX FITID); unique per account" }),
+  trn_type: choice(TRANSACTION_TYPES, { description: "OFX TRNTYPE; defaults to CREDIT or DEBIT by the sign of amount" }),
+  posted_at: date({ required: true, filter: { sortable: true }, description: "The day the bank posted it" }),
+  user_initiated_at: date({ nullable: true, description: "The day it was initiated (OFX DTUSER)" }),
+  amount: money({ signed: true, required: true, filter: { sortable: true }, description: "Positive: money in; negative: money out" }),
+  orig_currency_code: column({
+    type: "text",
+    output: Schema.String,
+    inputSchema: Schema.String.check(Schema.isPattern(/^[A-Za-z]{3}$/u, { message: "must be an ISO 4217 code" })).pipe(
+      Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (code: string) => code.toUpperCase(), encode: (code: string) => code }))
+    ),
+    nullable: true
+  }),
+  orig_amount: money({ signed: true, nullable: true }),
+  name: text(255, { nullable: true, nonBlank: false, filter: { sortable: true } }),
+  extd_name: text(255, { nullable: true, nonBlank: false }),
+  memo: freeText(1000, {}),
+  refnum: text(64, { nullable: true }),
+  checknum: text(64, { nullable: true }),
+  srvrtid: text(64, { nullable: true }),
+  correct_fitid: text(255, { nullable: true }),
+  correct_action: choice(["REPLACE", "DELETE"], { nullable: true }),
+  is_reconciled: stored("boolean", Schema.Boolean, { filter: true }),
+  reconciled_at: stored("timestamptz", Schema.String, { nullable: true }),
+  ignored_at: datetime({ nullable: true, filter: true, description: "Set to leave it out of balances and allocations (a duplicate, a reversal); null brings it back" }),
+  allocated_total: expression({
+    sql: ALLOCATED_SQL,
+    type: "numeric",
+    output: Schema.String,
+    description: "How much of it is allocated to payables and receivables; fully allocated makes it reconciled"
+  }),
+  metadata: metadata(),
+  ...timestamps()
+}
+
 export const financialTransactions = defineResource({
   name: "financial-transactions",
   singular: "financial-transaction",
@@ -46,45 +87,7 @@ export const financialTransactions = defineResource({
   notFoundCode: "FINANCIAL_TRANSACTION_NOT_FOUND",
   events: true,
   table: "financial_transactions",
-  fields: {
-    id: id(),
-    account_id: reference((): ResourceRef => resourceNamed("financial-accounts"), { nullable: false, required: true, description: "The financial account" }),
-    transfer_id: column({ type: "uuid", output: Schema.String, inputSchema: Uuid, nullable: true, description: "Pairs the two sides of a transfer between accounts" }),
-    source: choice(SOURCES, { input: "create", description: "manual (default), api or ofx (imported)" }),
-    fitid: text(255, { nullable: true, input: "create", description: "The bank's unique id of the transaction (OFX FITID); unique per account" }),
-    trn_type: choice(TRANSACTION_TYPES, { description: "OFX TRNTYPE; defaults to CREDIT or DEBIT by the sign of amount" }),
-    posted_at: date({ required: true, filter: { sortable: true }, description: "The day the bank posted it" }),
-    user_initiated_at: date({ nullable: true, description: "The day it was initiated (OFX DTUSER)" }),
-    amount: money({ signed: true, required: true, filter: { sortable: true }, description: "Positive: money in; negative: money out" }),
-    orig_currency_code: column({
-      type: "text",
-      output: Schema.String,
-      inputSchema: Schema.String.check(Schema.isPattern(/^[A-Za-z]{3}$/u, { message: "must be an ISO 4217 code" })).pipe(
-        Schema.decodeTo(Schema.String, SchemaTransformation.transform({ decode: (code: string) => code.toUpperCase(), encode: (code: string) => code }))
-      ),
-      nullable: true
-    }),
-    orig_amount: money({ signed: true, nullable: true }),
-    name: text(255, { nullable: true, nonBlank: false, filter: { sortable: true } }),
-    extd_name: text(255, { nullable: true, nonBlank: false }),
-    memo: freeText(1000, {}),
-    refnum: text(64, { nullable: true }),
-    checknum: text(64, { nullable: true }),
-    srvrtid: text(64, { nullable: true }),
-    correct_fitid: text(255, { nullable: true }),
-    correct_action: choice(["REPLACE", "DELETE"], { nullable: true }),
-    is_reconciled: stored("boolean", Schema.Boolean, { filter: true }),
-    reconciled_at: stored("timestamptz", Schema.String, { nullable: true }),
-    ignored_at: datetime({ nullable: true, filter: true, description: "Set to leave it out of balances and allocations (a duplicate, a reversal); null brings it back" }),
-    allocated_total: expression({
-      sql: ALLOCATED_SQL,
-      type: "numeric",
-      output: Schema.String,
-      description: "How much of it is allocated to payables and receivables; fully allocated makes it reconciled"
-    }),
-    metadata: metadata(),
-    ...timestamps()
-  },
+  fields: transactionFields,
   defaultSort: { field: "posted_at", order: "desc" },
   search: { payload: true },
   writes: {

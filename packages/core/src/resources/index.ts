@@ -38,7 +38,7 @@ export const resources: ReadonlyArray<AnyResource> = [
   salesOrders,
   invoices,
   fiscalRulesBr
-] as ReadonlyArray<AnyResource>
+]
 
 /**
  * Written by the embedding app (the product panel) through core only: no REST route, no
@@ -50,13 +50,13 @@ export const panelResources: ReadonlyArray<AnyResource> = [
   supportTickets,
   emailDispatches,
   tenantEmailIdentities
-] as ReadonlyArray<AnyResource>
+]
 
 /** The tenant's webhook configuration and delivery log (one permission code, `webhook-endpoints`), no events. */
-export const webhookResources: ReadonlyArray<AnyResource> = [webhookEndpoints, webhookDeliveries] as ReadonlyArray<AnyResource>
+export const webhookResources: ReadonlyArray<AnyResource> = [webhookEndpoints, webhookDeliveries]
 
 /** Everything every transport serves: business resources, the change feed, webhooks, and the read-only reference catalogs. */
-export const allResources: ReadonlyArray<AnyResource> = [...resources, ...panelResources, events as AnyResource, ...webhookResources, ...catalogResources]
+export const allResources: ReadonlyArray<AnyResource> = [...resources, ...panelResources, events, ...webhookResources, ...catalogResources]
 
 registerResources(allResources)
 

@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { id, stored, timestamp } from "../engine/field.js"
 import type { FilterNode } from "../engine/filter.js"
-import { type AnyResource, type ChildDraft, type Draft, defineResource, type Row, type WriteContext } from "../engine/resource.js"
+import { type ChildDraft, type Draft, defineResource, type Row, type WriteContext } from "../engine/resource.js"
 import { decimal, formatDecimal } from "../money/decimal.js"
 import { TaxEngine, type ProductFiscalData, type TaxItem, type TaxRequest } from "../tax/engine.js"
 import { asFiscalRule, fiscalRulesBr } from "./fiscal-rules-br.js"
@@ -114,9 +114,9 @@ export const resolveInvoiceTaxes = (draft: Draft, context: WriteContext) =>
     const productIds = [...new Set(items.map((item) => item.values.product_id).filter((value): value is string => typeof value === "string"))]
     const found = productIds.length === 0
       ? []
-      : yield* store.findMany(products as AnyResource, anyOf("id", productIds), { limit: productIds.length, withDeleted: true })
+      : yield* store.findMany(products, anyOf("id", productIds), { limit: productIds.length, withDeleted: true })
     const byId = new Map(found.map((product) => [String(product.id), fiscalOf(product)]))
-    const rules = yield* store.findMany(fiscalRulesBr as AnyResource, { kind: "condition", field: "is_active", op: "eq", value: true }, { limit: 1000 })
+    const rules = yield* store.findMany(fiscalRulesBr, { kind: "condition", field: "is_active", op: "eq", value: true }, { limit: 1000 })
     const shares = discountShares(draft)
     const amounts = documentAmounts(draft)
     const v = draft.values
@@ -160,7 +160,7 @@ export const resolveInvoiceTaxes = (draft: Draft, context: WriteContext) =>
     const children = yield* Effect.forEach(prepared, (item, index) =>
       Effect.gen(function* () {
         const resolved = result.items[index] ?? { taxes: [], used: {} }
-        const snapshot = yield* store.insert(taxResolutions as AnyResource, {
+        const snapshot = yield* store.insert(taxResolutions, {
           provider: engine.name,
           inputs: { product: item.product ?? null, item: request.items[index], invoice: request.invoice, used: resolved.used }
         })

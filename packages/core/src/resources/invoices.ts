@@ -2,7 +2,7 @@ import { Effect, Option, Schema } from "effect"
 import { CatalogLookup } from "../catalogs/lookup.js"
 import { children } from "../engine/children.js"
 import { compact } from "../engine/draft.js"
-import { column, expression, type Field, id, type ResourceRef, stored, timestamps } from "../engine/field.js"
+import { type AnySchema, column, expression, type Field, id, type ResourceRef, stored, timestamps } from "../engine/field.js"
 import type { FieldType } from "../engine/fields.js"
 import {
   type AnyResource,
@@ -51,8 +51,8 @@ const recordBlock = <Keys extends Schema.Struct.Fields>(spec: {
   readonly identifier: string
   readonly owner: string
   readonly keys: Keys
-  readonly input: Schema.Codec<any, any>
-  readonly computed?: Readonly<Record<string, { readonly sql: string; readonly schema: Schema.Codec<any, any> }>>
+  readonly input: AnySchema
+  readonly computed?: Readonly<Record<string, { readonly sql: string; readonly schema: AnySchema }>>
   readonly filters?: Readonly<Record<string, FieldType>>
 }) => block({ ...spec, owner: { key: spec.owner }, answersId: true })
 
@@ -78,8 +78,8 @@ const ItemUsDataInput = Schema.Struct({
   sales_tax_category: Code(64)
 }).annotate({ identifier: "InvoiceItemUsDataInput" })
 
-const keysOf = <K extends string>(names: ReadonlyArray<K>, schema: Schema.Codec<any, any> = nullable(Schema.String)) =>
-  Object.fromEntries(names.map((name) => [name, schema])) as Record<K, Schema.Codec<any, any>>
+const keysOf = <K extends string>(names: ReadonlyArray<K>, schema: AnySchema = nullable(Schema.String)) =>
+  Object.fromEntries(names.map((name) => [name, schema])) as Record<K, AnySchema>
 
 const itemBrKeys = {
   ...keysOf(["ncm_code", "cest_code", "federal_service_code", "city_service_code", "nbs_code", "cnae_code", "ibs_cbs_cst", "ibs_cbs_classification", "ibs_cbs_operation_indicator_code"]),
@@ -179,14 +179,14 @@ const BrDataInput = Schema.Struct({
 const Readiness = Schema.Struct({ ready: Schema.Boolean, blockers: Schema.Array(Schema.String) }).annotate({ identifier: "TransmissionReadiness" })
 
 /** Geography fields matched against the catalogs (spec 422 case 1): stored as the catalog's codes. */
-const resolveGeography = (draft: Draft, context: WriteContext) =>
+const resolveGeography = (draft: Draft<typeof invoiceFields>, context: WriteContext) =>
   Effect.gen(function* () {
     const catalogs = yield* CatalogLookup
     const problems = new Problems()
     const values: Record<string, unknown> = { ...draft.values }
     const br = isObject(values.br_data) ? { ...values.br_data } : {}
     const sentBr = isObject(draft.input.br_data) ? draft.input.br_data : {}
-    const country = (field: string) =>
+    const country = (field: "origin_country_code" | "destination_country_code") =>
       Effect.gen(function* () {
         const sent = draft.input[field]
         const text = typeof sent === "string" ? sent : typeof values[field] === "string" ? String(values[field]) : context.tenantCountry
@@ -240,10 +240,10 @@ const resolveGeography = (draft: Draft, context: WriteContext) =>
  * `sales_tax_exempt`, else its type) and, for BR tenants, the receiver (name, tax id,
  * address, city and state, registrations). Fields sent win.
  */
-const fromCustomer = (draft: Draft, context: WriteContext) =>
+const fromCustomer = (draft: Draft<typeof invoiceFields>, context: WriteContext) =>
   Effect.gen(function* () {
     if (draft.operation !== "create" || typeof draft.values.customer_id !== "string") return draft
-    const found = yield* storeOf(context).findById(customers as AnyResource, draft.values.customer_id)
+    const found = yield* storeOf(context).findById(customers, draft.values.customer_id)
     if (Option.isNone(found)) return draft
     const customer = found.value
     const exempt = isObject(customer.us_data) && customer.us_data.sales_tax_exempt === true
@@ -275,7 +275,7 @@ const fromCustomer = (draft: Draft, context: WriteContext) =>
   })
 
 /** From a sales order (`sales_order_id` on create): its customer, operation, items and discount, unless the request sends its own. */
-const fromSalesOrder = (draft: Draft, context: WriteContext) =>
+const fromSalesOrder = (draft: Draft<typeof invoiceFields>, context: WriteContext) =>
   Effect.gen(function* () {
     const orderId = draft.input.sales_order_id
     if (draft.operation !== "create" || typeof orderId !== "string") return draft
@@ -284,7 +284,7 @@ const fromSalesOrder = (draft: Draft, context: WriteContext) =>
       return yield* Effect.fail(unprocessable("The sales order is cancelled", { sales_order_id: ["is cancelled"] }, "SALES_ORDER_CANCELLED"))
     }
     const values: Record<string, unknown> = { ...draft.values }
-    for (const name of ["customer_id", "operation_type", "product_type", "salesperson_name"]) {
+    for (const name of ["customer_id", "operation_type", "product_type", "salesperson_name"] as const) {
       if (draft.input[name] === undefined && order[name] !== null && order[name] !== undefined) values[name] = order[name]
     }
     if (draft.input.discount_amount === undefined && draft.input.discount_rate === undefined) {
@@ -295,10 +295,10 @@ const fromSalesOrder = (draft: Draft, context: WriteContext) =>
     return { ...draft, values, children: { ...draft.children, items: draft.input.items === undefined ? newChildren(copied) : draft.children.items ?? [] } }
   })
 
-const needsTaxes = (draft: Draft) =>
+const needsTaxes = (draft: Draft<typeof invoiceFields>) =>
   draft.operation === "create" || draft.input.items !== undefined || TAX_INPUT_FIELDS.some((name) => draft.input[name] !== undefined)
 
-const rules = (draft: Draft, context: WriteContext) =>
+const rules = (draft: Draft<typeof invoiceFields>, context: WriteContext) =>
   Effect.gen(function* () {
     const copied = yield* fromSalesOrder(draft, context)
     if (copied.values.customer_id === undefined || copied.values.customer_id === null) {
@@ -322,7 +322,7 @@ interface StoredTax {
  * total = subtotal − total_discount + the taxes not already inside the prices;
  * withheld_total = Σ withheld taxes; net_receivable_total = total − withheld_total.
  */
-const compute = (draft: Draft): Computed => {
+const compute = (draft: Draft<typeof invoiceFields>): Computed<typeof invoiceFields> => {
   const amounts = documentAmounts(draft)
   const taxes = (draft.children.items ?? []).flatMap((item) => (item.values.taxes as ReadonlyArray<StoredTax> | undefined) ?? [])
   const sum = (list: ReadonlyArray<StoredTax>) => list.reduce((acc, tax) => acc.plus(amountOf(tax.amount)), decimal(0))
@@ -350,11 +350,68 @@ const recalculateTaxes: ResourceAction = {
   summary: "Recalculate an invoice's taxes",
   description: "Computes the taxes again from the products' current fiscal data and the tenant's fiscal rules, refreshing each item's " +
     "snapshot (tax_resolution_id) and so clearing stale_tax_resolution warnings. Answers the invoice. 422 once issued (items and totals are frozen).",
-  output: Schema.suspend((): Schema.Codec<any, any> => invoices.record),
+  output: Schema.suspend((): AnySchema => invoices.record),
   run: (context) =>
     context.store.updateRecord(context.resource, String(context.current.id), {
       items: ((context.current.items as ReadonlyArray<Row> | undefined) ?? []).map((item) => ({ id: item.id }))
     })
+}
+
+/** The fields of an invoice, named so that its rules take a draft keyed by them. */
+const invoiceFields = {
+  id: id(),
+  reference_code: text(60, { nullable: true, filter: { sortable: true } }),
+  series: text(10, { nullable: true }),
+  status: column({
+    type: "text",
+    output: Schema.Literals(INVOICE_STATUSES),
+    read: Schema.Literals(INVOICE_STATUSES),
+    inputSchema: Schema.Literals(INVOICE_STATUSES),
+    filter: { sortable: true },
+    description: "draft (initial), issued (items and totals frozen), cancelled"
+  }),
+  operation_type: text(40, { nullable: true }),
+  product_type: text(40, { nullable: true, description: "goods (NF-e) or service (NFS-e: exactly one item)" }),
+  ...customerFields(false),
+  invoice_date: date({ required: true, filter: { sortable: true } }),
+  origin_state_code: text(100, { nullable: true, description: "State code or name, matched in origin_country_code (else the tenant's country)" }),
+  origin_country_code: text(100, { nullable: true, description: "ISO2, ISO3, numeric code or name; stored as ISO2" }),
+  destination_state_code: text(100, { nullable: true, description: "State code or name, matched in destination_country_code (else the tenant's country)" }),
+  destination_country_code: text(100, { nullable: true, description: "ISO2, ISO3, numeric code or name; stored as ISO2" }),
+  customer_tax_type: text(40, { nullable: true, description: "individual, company, exempt (no US sales tax) or another label" }),
+  salesperson_name: text(255, { nullable: true }),
+  fiscal_notes: freeText(5000, {}),
+  internal_notes: freeText(5000, {}),
+  ...discountFields(),
+  tax_engine_provider: column({ type: "text", output: Schema.String, nullable: true, input: false, filter: true, description: "The tax engine that computed the taxes" }),
+  sales_order_id: reference((): ResourceRef => resourceNamed("sales-orders"), { input: "create", description: "Make the invoice from this sales order: its customer and items are copied" }),
+  items,
+  taxes: expression({ sql: TAXES_SQL, type: "jsonb", output: Schema.Array(TaxRecord), description: "The items' taxes, computed by the tax engine" }),
+  subtotal: money({ input: false }),
+  items_discount: money({ input: false }),
+  total_discount: money({ input: false }),
+  total_tax: money({ input: false, description: "Σ of the taxes (included in the prices or not)" }),
+  withheld_total: money({ input: false, description: "Σ of the withheld taxes" }),
+  net_receivable_total: money({ input: false, description: "total − withheld_total: what the customer pays" }),
+  total: money({ input: false, filter: { sortable: true }, description: "subtotal − total_discount + taxes not included in the prices" }),
+  br_data: recordBlock({
+    identifier: "InvoiceBrData",
+    owner: "invoice_id",
+    keys: { ...keysOf(BR_TEXT), receiver_state_registration_exempt: nullable(Schema.Boolean) },
+    input: BrDataInput,
+    computed: { transmission_readiness: { sql: READINESS_SQL, schema: Readiness } },
+    filters: { transmission_status: "string", processing_status: "string", nfse_number: "string", external_invoice_id: "string" }
+  }),
+  us_data: recordBlock({
+    identifier: "InvoiceUsData",
+    owner: "invoice_id",
+    keys: { net_terms: nullable(Schema.Int) },
+    input: Schema.Struct({ net_terms: clearable(WholeNumber.check(Schema.isBetween({ minimum: 0, maximum: 3650 }, { message: "must be a whole number of days from 0 to 3650" }))) })
+      .annotate({ identifier: "InvoiceUsDataInput" })
+  }),
+  warnings: expression({ sql: WARNINGS_SQL, type: "jsonb", output: Schema.Array(Warning), description: "stale_tax_resolution: a product's fiscal data changed after an item's taxes were computed" }),
+  deleted_by_user_id: stored("uuid", Schema.String, { nullable: true }),
+  ...timestamps()
 }
 
 export const invoices = defineResource({
@@ -365,61 +422,7 @@ export const invoices = defineResource({
   notFoundCode: "INVOICE_NOT_FOUND",
   events: true,
   table: "invoices",
-  fields: {
-    id: id(),
-    reference_code: text(60, { nullable: true, filter: { sortable: true } }),
-    series: text(10, { nullable: true }),
-    status: column({
-      type: "text",
-      output: Schema.Literals(INVOICE_STATUSES),
-      read: Schema.String as Schema.Codec<(typeof INVOICE_STATUSES)[number], any>,
-      inputSchema: Schema.Literals(INVOICE_STATUSES),
-      filter: { sortable: true },
-      description: "draft (initial), issued (items and totals frozen), cancelled"
-    }),
-    operation_type: text(40, { nullable: true }),
-    product_type: text(40, { nullable: true, description: "goods (NF-e) or service (NFS-e: exactly one item)" }),
-    ...customerFields(false),
-    invoice_date: date({ required: true, filter: { sortable: true } }),
-    origin_state_code: text(100, { nullable: true, description: "State code or name, matched in origin_country_code (else the tenant's country)" }),
-    origin_country_code: text(100, { nullable: true, description: "ISO2, ISO3, numeric code or name; stored as ISO2" }),
-    destination_state_code: text(100, { nullable: true, description: "State code or name, matched in destination_country_code (else the tenant's country)" }),
-    destination_country_code: text(100, { nullable: true, description: "ISO2, ISO3, numeric code or name; stored as ISO2" }),
-    customer_tax_type: text(40, { nullable: true, description: "individual, company, exempt (no US sales tax) or another label" }),
-    salesperson_name: text(255, { nullable: true }),
-    fiscal_notes: freeText(5000, {}),
-    internal_notes: freeText(5000, {}),
-    ...discountFields(),
-    tax_engine_provider: column({ type: "text", output: Schema.String, nullable: true, input: false, filter: true, description: "The tax engine that computed the taxes" }),
-    sales_order_id: reference((): ResourceRef => resourceNamed("sales-orders"), { input: "create", description: "Make the invoice from this sales order: its customer and items are copied" }),
-    items,
-    taxes: expression({ sql: TAXES_SQL, type: "jsonb", output: Schema.Array(TaxRecord), description: "The items' taxes, computed by the tax engine" }),
-    subtotal: money({ input: false }),
-    items_discount: money({ input: false }),
-    total_discount: money({ input: false }),
-    total_tax: money({ input: false, description: "Σ of the taxes (included in the prices or not)" }),
-    withheld_total: money({ input: false, description: "Σ of the withheld taxes" }),
-    net_receivable_total: money({ input: false, description: "total − withheld_total: what the customer pays" }),
-    total: money({ input: false, filter: { sortable: true }, description: "subtotal − total_discount + taxes not included in the prices" }),
-    br_data: recordBlock({
-      identifier: "InvoiceBrData",
-      owner: "invoice_id",
-      keys: { ...keysOf(BR_TEXT), receiver_state_registration_exempt: nullable(Schema.Boolean) },
-      input: BrDataInput,
-      computed: { transmission_readiness: { sql: READINESS_SQL, schema: Readiness } },
-      filters: { transmission_status: "string", processing_status: "string", nfse_number: "string", external_invoice_id: "string" }
-    }),
-    us_data: recordBlock({
-      identifier: "InvoiceUsData",
-      owner: "invoice_id",
-      keys: { net_terms: nullable(Schema.Int) },
-      input: Schema.Struct({ net_terms: clearable(WholeNumber.check(Schema.isBetween({ minimum: 0, maximum: 3650 }, { message: "must be a whole number of days from 0 to 3650" }))) })
-        .annotate({ identifier: "InvoiceUsDataInput" })
-    }),
-    warnings: expression({ sql: WARNINGS_SQL, type: "jsonb", output: Schema.Array(Warning), description: "stale_tax_resolution: a product's fiscal data changed after an item's taxes were computed" }),
-    deleted_by_user_id: stored("uuid", Schema.String, { nullable: true }),
-    ...timestamps()
-  },
+  fields: invoiceFields,
   defaultSort: { field: "invoice_date", order: "desc" },
   expandable: ["customer"],
   search: { payload: false },
@@ -431,7 +434,7 @@ export const invoices = defineResource({
       invoice_date: "2024-01-15",
       items: [{ item_description: "Café em grãos 1 kg", quantity: "10", unit_price: "52.50", br_data: { cfop: "5102" } }]
     },
-    references: { customer_id: (): AnyResource => customers as AnyResource }
+    references: { customer_id: (): AnyResource => customers }
   },
   status: {
     field: "status",

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import type { FilterNode } from "../engine/filter.js"
-import type { AnyResource, Draft, WriteContext } from "../engine/resource.js"
+import type { Fields } from "../engine/field.js"
+import type { Draft, WriteContext } from "../engine/resource.js"
 import { type FieldErrors, invalid } from "../errors.js"
 import { products } from "./products.js"
 
@@ -12,7 +13,7 @@ const blank = (value: unknown) => value === undefined || value === null
  * a product that does not exist is left to the reference check (422 naming `items.N.product_id`).
  * The products are read in one statement.
  */
-export const describeItems = (draft: Draft, context: WriteContext) =>
+export const describeItems = <F extends Fields>(draft: Draft<F>, context: WriteContext) =>
   Effect.gen(function* () {
     const items = draft.children.items ?? []
     const missing = items.flatMap((item, index) => (blank(item.values.item_description) ? [index] : []))
@@ -25,7 +26,7 @@ export const describeItems = (draft: Draft, context: WriteContext) =>
     if (!context.store) return draft
     const ids = [...new Set(missing.map((index) => String(items[index].values.product_id)))]
     const filter: FilterNode = { kind: "group", logic: "or", conditions: ids.map((id) => ({ kind: "condition", field: "id", op: "eq", value: id })) }
-    const found = yield* context.store.findMany(products as AnyResource, filter, { limit: ids.length })
+    const found = yield* context.store.findMany(products, filter, { limit: ids.length })
     const names = new Map(found.map((product) => [String(product.id), String(product.name)]))
     const named = items.map((item) => {
       const name = blank(item.values.item_description) ? names.get(String(item.values.product_id)) : undefined

@@ -1,6 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import type { FilterNode } from "../engine/filter.js"
-import type { ActionContext, AnyResource, ResourceAction, Row } from "../engine/resource.js"
+import type { ActionContext, ResourceAction, Row } from "../engine/resource.js"
 import { unprocessable } from "../errors.js"
 import { OfxError } from "../ofx/parse.js"
 import { readStatement, type StatementLine } from "../ofx/statement.js"
@@ -72,7 +72,7 @@ const run = (context: ActionContext, content: unknown) =>
       ))
     }
     const accountId = String(context.current.id)
-    const transactions = financialTransactions as AnyResource
+    const transactions = financialTransactions
     const { store } = context
     // The account's transactions with the file's FITIDs (corrected ones included), read in chunks rather than line by line.
     const wanted = [...new Set(statement.lines.flatMap((line) => [line.fitid, ...(line.correct_fitid ? [line.correct_fitid] : [])]))]

@@ -58,7 +58,7 @@ const findUnit = (reference: string) => Effect.flatMap(CatalogLookup, (catalogs)
  * (an id or a code) still works, and when both are sent they must name the same
  * unit, available in the tenant's country.
  */
-const resolveUnit = (draft: Draft, context: WriteContext) =>
+const resolveUnit = (draft: Draft<typeof productFields>, context: WriteContext) =>
   Effect.gen(function* () {
     const problems = new Problems()
     const sentId = draft.input.unit_of_measurement_id as string | null | undefined
@@ -78,6 +78,69 @@ const resolveUnit = (draft: Draft, context: WriteContext) =>
     return Option.isSome(unit) ? { ...draft, values: { ...draft.values, unit_of_measurement_id: unit.value.id } } : draft
   })
 
+/** The fields of a product, named so that its rules take a draft keyed by them. */
+const productFields = {
+  id: id(),
+  reference_code: text(100, { nullable: true, filter: { sortable: true } }),
+  name: text(255, { required: true, filter: { sortable: true } }),
+  description: freeText(5000),
+  tags: tags(),
+  type: choice(["goods", "service"], { description: "goods or service" }),
+  sale_price: money({ nullable: true, filter: { sortable: true } }),
+  image_url: url(),
+  is_blocked: flag(),
+  metadata: metadata(),
+  unit_of_measurement_id: column({ type: "uuid", output: Schema.String, inputSchema: Uuid, nullable: true, filter: true }),
+  unit_of_measurement: embedOne({ key: "unit_of_measurement_id", resource: () => unitsOfMeasurement, output: UnitEmbed, pick: ["id", "code", "symbol"] }),
+  br_data: block({
+    identifier: "ProductBrData",
+    keys: {
+      ncm_code: nullable(Schema.String),
+      cest_code: nullable(Schema.String),
+      origin: nullable(Schema.String),
+      extipi: nullable(Schema.String),
+      ibs_cbs_cst: nullable(Schema.String),
+      ibs_cbs_classification: nullable(Schema.String),
+      ibs_cbs_operation_indicator_code: nullable(Schema.String),
+      ibs_cbs_is_personal_use: nullable(Schema.Boolean)
+    },
+    input: BrDataInput,
+    inputOnlyKeys: ["unit_of_measure"],
+    filters: {
+      ncm_code: "string",
+      cest_code: "string",
+      origin: "string",
+      extipi: "string",
+      ibs_cbs_cst: "string",
+      ibs_cbs_classification: "string",
+      ibs_cbs_is_personal_use: "boolean"
+    }
+  }),
+  us_data: block({
+    identifier: "ProductUsData",
+    keys: {
+      hts_code: nullable(Schema.String),
+      schedule_b_code: nullable(Schema.String),
+      eccn_code: nullable(Schema.String),
+      tax_code: nullable(Schema.String),
+      sales_tax_category: nullable(Schema.String),
+      country_of_origin: nullable(Schema.String),
+      upc_code: nullable(Schema.String)
+    },
+    input: UsDataInput,
+    filters: {
+      hts_code: "string",
+      schedule_b_code: "string",
+      eccn_code: "string",
+      tax_code: "string",
+      sales_tax_category: "string",
+      country_of_origin: "string",
+      upc_code: "string"
+    }
+  }),
+  ...timestamps()
+}
+
 export const products = defineResource({
   name: "products",
   singular: "product",
@@ -86,67 +149,7 @@ export const products = defineResource({
   notFoundCode: "PRODUCT_NOT_FOUND",
   events: true,
   table: "products",
-  fields: {
-    id: id(),
-    reference_code: text(100, { nullable: true, filter: { sortable: true } }),
-    name: text(255, { required: true, filter: { sortable: true } }),
-    description: freeText(5000),
-    tags: tags(),
-    type: choice(["goods", "service"], { description: "goods or service" }),
-    sale_price: money({ nullable: true, filter: { sortable: true } }),
-    image_url: url(),
-    is_blocked: flag(),
-    metadata: metadata(),
-    unit_of_measurement_id: column({ type: "uuid", output: Schema.String, inputSchema: Uuid, nullable: true, filter: true }),
-    unit_of_measurement: embedOne({ key: "unit_of_measurement_id", resource: () => unitsOfMeasurement, output: UnitEmbed, pick: ["id", "code", "symbol"] }),
-    br_data: block({
-      identifier: "ProductBrData",
-      keys: {
-        ncm_code: nullable(Schema.String),
-        cest_code: nullable(Schema.String),
-        origin: nullable(Schema.String),
-        extipi: nullable(Schema.String),
-        ibs_cbs_cst: nullable(Schema.String),
-        ibs_cbs_classification: nullable(Schema.String),
-        ibs_cbs_operation_indicator_code: nullable(Schema.String),
-        ibs_cbs_is_personal_use: nullable(Schema.Boolean)
-      },
-      input: BrDataInput,
-      inputOnlyKeys: ["unit_of_measure"],
-      filters: {
-        ncm_code: "string",
-        cest_code: "string",
-        origin: "string",
-        extipi: "string",
-        ibs_cbs_cst: "string",
-        ibs_cbs_classification: "string",
-        ibs_cbs_is_personal_use: "boolean"
-      }
-    }),
-    us_data: block({
-      identifier: "ProductUsData",
-      keys: {
-        hts_code: nullable(Schema.String),
-        schedule_b_code: nullable(Schema.String),
-        eccn_code: nullable(Schema.String),
-        tax_code: nullable(Schema.String),
-        sales_tax_category: nullable(Schema.String),
-        country_of_origin: nullable(Schema.String),
-        upc_code: nullable(Schema.String)
-      },
-      input: UsDataInput,
-      filters: {
-        hts_code: "string",
-        schedule_b_code: "string",
-        eccn_code: "string",
-        tax_code: "string",
-        sales_tax_category: "string",
-        country_of_origin: "string",
-        upc_code: "string"
-      }
-    }),
-    ...timestamps()
-  },
+  fields: productFields,
   defaultSort: { field: "created_at", order: "asc" },
   search: { payload: true },
   writes: {

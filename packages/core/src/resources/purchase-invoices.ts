@@ -89,7 +89,7 @@ const itemFields = {
 const amount = (value: unknown) => decimal(value === null || value === undefined ? "0" : String(value))
 
 /** Each item: quantity × unit price, less its discount; the invoice: items, less its discount, plus freight and other charges. */
-const totals = (draft: Draft): Computed => {
+const totals = (draft: Draft<typeof purchaseInvoiceFields>): Computed<typeof purchaseInvoiceFields> => {
   const items = (draft.children.items ?? []).map((item) => {
     const subtotal = amount(item.values.quantity).times(amount(item.values.unit_price))
     return { subtotal: formatDecimal(subtotal), total: formatDecimal(subtotal.minus(amount(item.values.discount_amount))) }
@@ -99,7 +99,7 @@ const totals = (draft: Draft): Computed => {
   return { values: { items_total: formatDecimal(itemsTotal), total: formatDecimal(total) }, children: { items } }
 }
 
-const rules = (given: Draft, context: WriteContext) =>
+const rules = (given: Draft<typeof purchaseInvoiceFields>, context: WriteContext) =>
   Effect.gen(function* () {
     const draft = yield* describeItems(given, context)
     const problems = new Problems()
@@ -126,9 +126,9 @@ type PlanItem = typeof PlanItem.Type
  * with the new plan, which must add up; a total that changes without one is refused
  * while the invoice has payables.
  */
-const keepPayablesInStep = ({ operation, id, draft, store }: WriteHookContext) =>
+const keepPayablesInStep = ({ operation, id, draft, store }: WriteHookContext<typeof purchaseInvoiceFields>) =>
   Effect.gen(function* () {
-    const target = payables as AnyResource
+    const target = payables
     const total = decimal(String(draft.values.total))
     const existing = ((draft.current?.payables as ReadonlyArray<Row> | undefined) ?? []).filter((payable) => payable.status !== "cancelled")
     const plan = draft.input.payables as ReadonlyArray<PlanItem> | undefined
@@ -183,6 +183,33 @@ const keepPayablesInStep = ({ operation, id, draft, store }: WriteHookContext) =
     return true
   })
 
+/** The fields of a purchase invoice, named so that its rules take a draft keyed by them. */
+const purchaseInvoiceFields = {
+  id: id(),
+  supplier_id: reference((): ResourceRef => suppliers, { nullable: false, required: true }),
+  supplier: embedOne({ key: "supplier_id", resource: () => suppliers, output: SupplierSummary, pick: ["id", "legal_name", "trade_name", "tax_id"] }),
+  reference_code: text(60, { nullable: true, filter: { sortable: true }, description: "The supplier's invoice number" }),
+  series: text(10, { nullable: true }),
+  access_key: column({ type: "text", output: Schema.String, inputSchema: AccessKey, nullable: true, filter: true, description: "NF-e access key (44 digits)" }),
+  issue_date: date({ required: true, filter: { sortable: true } }),
+  entry_date: date({ nullable: true, filter: { sortable: true }, description: "When the goods or services were received" }),
+  items: children({ table: "purchase_invoice_items", parentKey: "purchase_invoice_id", fields: itemFields, identifier: "PurchaseInvoiceItem", maxItems: 500, required: true }),
+  items_total: money({ input: false }),
+  discount_amount: money({}),
+  freight_amount: money({}),
+  other_amount: money({ description: "Taxes and other charges added to the items (IPI, ICMS-ST, insurance)" }),
+  total: money({ input: false, filter: { sortable: true } }),
+  financial_category_id: reference((): ResourceRef => financialCategories),
+  notes: freeText(2000, {}),
+  payables: withInput(
+    embedMany({ foreignKey: "purchase_invoice_id", resource: () => payables, output: PayableSummary, pick: ["id", "record_number", "status", "amount", "due_date", "paid_at", "installment_number", "installment_count"] }),
+    PayablesPlan
+  ),
+  installments: inputOnly(InstallmentPlan),
+  metadata: metadata(),
+  ...timestamps()
+}
+
 export const purchaseInvoices = defineResource({
   name: "purchase-invoices",
   singular: "purchase-invoice",
@@ -191,31 +218,7 @@ export const purchaseInvoices = defineResource({
   notFoundCode: "PURCHASE_INVOICE_NOT_FOUND",
   events: true,
   table: "purchase_invoices",
-  fields: {
-    id: id(),
-    supplier_id: reference((): ResourceRef => suppliers, { nullable: false, required: true }),
-    supplier: embedOne({ key: "supplier_id", resource: () => suppliers, output: SupplierSummary, pick: ["id", "legal_name", "trade_name", "tax_id"] }),
-    reference_code: text(60, { nullable: true, filter: { sortable: true }, description: "The supplier's invoice number" }),
-    series: text(10, { nullable: true }),
-    access_key: column({ type: "text", output: Schema.String, inputSchema: AccessKey, nullable: true, filter: true, description: "NF-e access key (44 digits)" }),
-    issue_date: date({ required: true, filter: { sortable: true } }),
-    entry_date: date({ nullable: true, filter: { sortable: true }, description: "When the goods or services were received" }),
-    items: children({ table: "purchase_invoice_items", parentKey: "purchase_invoice_id", fields: itemFields, identifier: "PurchaseInvoiceItem", maxItems: 500, required: true }),
-    items_total: money({ input: false }),
-    discount_amount: money({}),
-    freight_amount: money({}),
-    other_amount: money({ description: "Taxes and other charges added to the items (IPI, ICMS-ST, insurance)" }),
-    total: money({ input: false, filter: { sortable: true } }),
-    financial_category_id: reference((): ResourceRef => financialCategories),
-    notes: freeText(2000, {}),
-    payables: withInput(
-      embedMany({ foreignKey: "purchase_invoice_id", resource: () => payables, output: PayableSummary, pick: ["id", "record_number", "status", "amount", "due_date", "paid_at", "installment_number", "installment_count"] }),
-      PayablesPlan
-    ),
-    installments: inputOnly(InstallmentPlan),
-    metadata: metadata(),
-    ...timestamps()
-  },
+  fields: purchaseInvoiceFields,
   defaultSort: { field: "issue_date", order: "desc" },
   expandable: ["supplier"],
   search: { payload: true },
@@ -229,7 +232,7 @@ export const purchaseInvoices = defineResource({
       freight_amount: "25.00",
       payables: [{ amount: "300.00", due_date: "2024-02-10" }, { amount: "250.00", due_date: "2024-03-10" }]
     },
-    references: { supplier_id: (): AnyResource => suppliers as AnyResource }
+    references: { supplier_id: (): AnyResource => suppliers }
   },
   rules,
   compute: totals,
@@ -244,7 +247,7 @@ export const purchaseInvoices = defineResource({
       if (settled.length > 0) {
         return yield* refuse("id", "has settled payables: remove their allocations first", "PAYABLES_SETTLED", "This purchase invoice has settled payables")
       }
-      for (const payable of linked) yield* store.removeRecord(payables as AnyResource, String(payable.id))
+      for (const payable of linked) yield* store.removeRecord(payables, String(payable.id))
     })
 })
 

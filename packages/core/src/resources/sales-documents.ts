@@ -1,6 +1,6 @@
 import BigNumber from "bignumber.js"
 import { Effect, Option, Schema } from "effect"
-import { embedOne, type Field, type Fields, id, type ResourceRef, stored, timestamp } from "../engine/field.js"
+import { type AnySchema, embedOne, type Field, type Fields, id, type ResourceRef, stored, timestamp } from "../engine/field.js"
 import type { AnyResource, ChildDraft, Draft, Row, WriteContext } from "../engine/resource.js"
 import { Conflict } from "../errors.js"
 import { decimal, formatDecimal } from "../money/decimal.js"
@@ -53,10 +53,10 @@ export const productSummary = () =>
 
 /** The full product record (quote items). */
 export const fullProduct = () =>
-  embedOne({ key: "product_id", resource: () => products, output: Schema.suspend((): Schema.Codec<any, any> => products.record) })
+  embedOne({ key: "product_id", resource: () => products, output: Schema.suspend((): AnySchema => products.record) })
 
 /** An item's fields, in answer order: its own key, the product, quantities, prices and the computed amounts. */
-export const itemFields = <Extra extends Fields>(parentKey: string, product: Field<any, never> | undefined, extra: Extra) => ({
+export const itemFields = <Extra extends Fields>(parentKey: string, product: Field<unknown, never> | undefined, extra: Extra) => ({
   id: id(),
   [parentKey]: stored("uuid", Schema.String),
   product_id: reference((): ResourceRef => products),

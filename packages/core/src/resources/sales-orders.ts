@@ -1,6 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import { children } from "../engine/children.js"
-import { column, embedMany, expression, id, type ResourceRef, timestamps } from "../engine/field.js"
+import { type AnySchema, column, embedMany, expression, id, type ResourceRef, timestamps } from "../engine/field.js"
 import {
   type ActionContext,
   type AnyResource,
@@ -63,7 +63,7 @@ const ACTIVE_RECEIVABLES_SQL =
 const ACTIVE_INVOICE_SQL =
   "EXISTS (SELECT 1 FROM invoices i WHERE i.tenant_id = r.tenant_id AND i.sales_order_id = r.id AND i.deleted_at IS NULL AND i.status <> 'cancelled')"
 
-const compute = (draft: Draft): Computed => {
+const compute = (draft: Draft<typeof salesOrderFields>): Computed<typeof salesOrderFields> => {
   const amounts = documentAmounts(draft)
   return { values: amountValues(amounts, true), children: { items: amounts.items } }
 }
@@ -73,20 +73,19 @@ const compute = (draft: Draft): Computed => {
  * converted yet (409); its customer, items, discount and descriptive fields are copied
  * unless the request sends its own.
  */
-const fromQuote = (draft: Draft, context: WriteContext) =>
+const fromQuote = (draft: Draft<typeof salesOrderFields>, context: WriteContext) =>
   Effect.gen(function* () {
     const quoteId = draft.input.quote_id as string | undefined
     if (draft.operation !== "create" || quoteId === undefined || quoteId === null) return draft
-    const quote = yield* lockedReference(context, quotes as AnyResource, quoteId, "quote_id")
+    const quote = yield* lockedReference(context, quotes, quoteId, "quote_id")
     if (quote.status === "converted") return yield* conflict("This quote was already converted into a sales order", "QUOTE_ALREADY_CONVERTED")
     if (quote.status !== "pending" && quote.status !== "approved") {
       return yield* Effect.fail(unprocessable(`The quote is ${String(quote.status)}`, { quote_id: [`is ${String(quote.status)}: only a pending or approved quote becomes an order`] }, "QUOTE_NOT_CONVERTIBLE"))
     }
     const values: Record<string, unknown> = { ...draft.values }
-    const copy = (name: string) => {
+    for (const name of ["customer_id", "product_type", "salesperson_name", "description"] as const) {
       if (draft.input[name] === undefined && quote[name] !== null && quote[name] !== undefined) values[name] = quote[name]
     }
-    for (const name of ["customer_id", "product_type", "salesperson_name", "description"]) copy(name)
     if (draft.input.discount_amount === undefined && draft.input.discount_rate === undefined) {
       values.discount_amount = quote.discount_amount
       values.discount_rate = quote.discount_rate
@@ -95,14 +94,14 @@ const fromQuote = (draft: Draft, context: WriteContext) =>
     return { ...draft, values, children: { ...draft.children, items } }
   })
 
-const rules = (draft: Draft, context: WriteContext) =>
+const rules = (draft: Draft<typeof salesOrderFields>, context: WriteContext) =>
   Effect.gen(function* () {
     const copied = yield* fromQuote(draft, context)
     if (copied.values.customer_id === undefined || copied.values.customer_id === null) {
       return yield* Effect.fail(invalid("Invalid request body: customer_id is required (or send quote_id)", "INVALID_BODY", { customer_id: ["is required"] }))
     }
     const problems = new Problems()
-    const next = discountRules(yield* describeItems(copied, context), problems)
+    const next: Draft<typeof salesOrderFields> = discountRules(yield* describeItems(copied, context), problems)
     if (next.values.order_date && next.values.delivery_date && String(next.values.delivery_date) < String(next.values.order_date)) {
       problems.add("delivery_date", "is before order_date")
     }
@@ -111,11 +110,11 @@ const rules = (draft: Draft, context: WriteContext) =>
   })
 
 /** The quote it came from becomes converted, in the same unit of work (its own `quotes.update`). */
-const convertQuote = ({ operation, draft, store }: WriteHookContext) =>
+const convertQuote = ({ operation, draft, store }: WriteHookContext<typeof salesOrderFields>) =>
   Effect.gen(function* () {
     const quoteId = draft.values.quote_id
     if (operation !== "create" || typeof quoteId !== "string") return
-    yield* store.updateRecord(quotes as AnyResource, quoteId, {}, { status: "converted" })
+    yield* store.updateRecord(quotes, quoteId, {}, { status: "converted" })
   })
 
 const ReceivablesPlan = Schema.Struct({
@@ -128,7 +127,7 @@ const ReceivablesPlan = Schema.Struct({
 const ReceivablesInput = Schema.Struct({ installments: ReceivablesPlan }).annotate({ identifier: "SalesOrderReceivablesInput" })
 
 const ReceivablesOutput = Schema.Struct({
-  data: Schema.Array(Schema.suspend((): Schema.Codec<any, any> => receivables.record))
+  data: Schema.Array(Schema.suspend((): AnySchema => receivables.record))
 }).annotate({ identifier: "SalesOrderReceivables", description: "The receivables created, in due date order" })
 
 /** `POST /sales-orders/{id}/receivables`: the order's total split into installments, each a receivable pointing back at it. */
@@ -156,7 +155,7 @@ const generateReceivables: ResourceAction = {
       const problem = planProblem(installments)
       if (problem) return yield* refuse("installments", problem, "INVALID_INSTALLMENTS")
       const { payment_method_id, financial_account_id, description, ...plan } = installments
-      const created = yield* context.store.createRecord(receivables as AnyResource, {
+      const created = yield* context.store.createRecord(receivables, {
         amount: formatDecimal(String(order.total)),
         customer_id: order.customer_id,
         sales_order_id: order.id,
@@ -171,6 +170,63 @@ const generateReceivables: ResourceAction = {
     })
 }
 
+/** The fields of a sales order, named so that its rules take a draft keyed by them. */
+const salesOrderFields = {
+  id: id(),
+  record_number: column({ type: "integer", output: Schema.Int, input: false, filter: { sortable: true }, description: "Per-tenant sequence, set on create" }),
+  reference_code: text(100, { nullable: true, filter: { sortable: true } }),
+  operation_type: text(40, { nullable: true, description: "sale, or another label of the tenant's" }),
+  product_type: text(40, { nullable: true, description: "goods, service or another label of the tenant's" }),
+  status: column({
+    type: "text",
+    output: Schema.Literals(SALES_ORDER_STATUSES),
+    read: Schema.Literals(SALES_ORDER_STATUSES),
+    inputSchema: Schema.Literals(SALES_ORDER_STATUSES),
+    filter: { sortable: true },
+    description: "draft (initial), confirmed (items frozen), fulfilled, cancelled"
+  }),
+  order_date: date({ nullable: true, filter: { sortable: true } }),
+  delivery_date: date({ nullable: true, filter: { sortable: true } }),
+  ...customerFields(false),
+  quote_id: reference((): ResourceRef => quotes, { input: "create", description: "Make the order from this quote: its customer and items are copied, and it becomes converted" }),
+  salesperson_name: text(255, { nullable: true }),
+  description: freeText(5000, {}),
+  notes: freeText(5000, {}),
+  items: children({
+    table: "sales_order_items",
+    parentKey: "sales_order_id",
+    fields: itemFields("sales_order_id", productSummary(), {}),
+    identifier: "SalesOrderItem",
+    maxItems: 500,
+    description: "On PATCH, the complete new list: items with an id are kept and changed, new ones added, missing ones removed. Frozen once confirmed."
+  }),
+  subtotal: money({ input: false }),
+  items_discount: money({ input: false }),
+  ...discountFields(),
+  total_discount: money({ input: false }),
+  total: money({ input: false }),
+  metadata: metadata(),
+  br_data: block({
+    identifier: "SalesOrderBrData",
+    keys: { taxation_type: Schema.NullOr(Schema.String) },
+    input: Schema.Struct({ taxation_type: Schema.optionalKey(Schema.NullOr(Text(60))) }).annotate({ identifier: "SalesOrderBrDataInput" })
+  }),
+  has_active_receivables: expression({
+    sql: ACTIVE_RECEIVABLES_SQL,
+    type: "boolean",
+    output: Schema.Boolean,
+    description: "It has live receivables that are not cancelled"
+  }),
+  receivables: embedMany({
+    foreignKey: "sales_order_id",
+    resource: () => receivables,
+    output: ReceivableSummary,
+    pick: ["id", "reference_code", "status", "amount", "due_date", "paid_at", "payment_method_id", "financial_account_id", "installment_number", "installment_count", "description"],
+    description: "Its live receivables (POST /sales-orders/{id}/receivables)"
+  }),
+  ...timestamps()
+}
+
 export const salesOrders = defineResource({
   name: "sales-orders",
   singular: "sales-order",
@@ -179,61 +235,7 @@ export const salesOrders = defineResource({
   notFoundCode: "SALES_ORDER_NOT_FOUND",
   events: true,
   table: "sales_orders",
-  fields: {
-    id: id(),
-    record_number: column({ type: "integer", output: Schema.Int, input: false, filter: { sortable: true }, description: "Per-tenant sequence, set on create" }),
-    reference_code: text(100, { nullable: true, filter: { sortable: true } }),
-    operation_type: text(40, { nullable: true, description: "sale, or another label of the tenant's" }),
-    product_type: text(40, { nullable: true, description: "goods, service or another label of the tenant's" }),
-    status: column({
-      type: "text",
-      output: Schema.Literals(SALES_ORDER_STATUSES),
-      read: Schema.String as Schema.Codec<(typeof SALES_ORDER_STATUSES)[number], any>,
-      inputSchema: Schema.Literals(SALES_ORDER_STATUSES),
-      filter: { sortable: true },
-      description: "draft (initial), confirmed (items frozen), fulfilled, cancelled"
-    }),
-    order_date: date({ nullable: true, filter: { sortable: true } }),
-    delivery_date: date({ nullable: true, filter: { sortable: true } }),
-    ...customerFields(false),
-    quote_id: reference((): ResourceRef => quotes, { input: "create", description: "Make the order from this quote: its customer and items are copied, and it becomes converted" }),
-    salesperson_name: text(255, { nullable: true }),
-    description: freeText(5000, {}),
-    notes: freeText(5000, {}),
-    items: children({
-      table: "sales_order_items",
-      parentKey: "sales_order_id",
-      fields: itemFields("sales_order_id", productSummary(), {}),
-      identifier: "SalesOrderItem",
-      maxItems: 500,
-      description: "On PATCH, the complete new list: items with an id are kept and changed, new ones added, missing ones removed. Frozen once confirmed."
-    }),
-    subtotal: money({ input: false }),
-    items_discount: money({ input: false }),
-    ...discountFields(),
-    total_discount: money({ input: false }),
-    total: money({ input: false }),
-    metadata: metadata(),
-    br_data: block({
-      identifier: "SalesOrderBrData",
-      keys: { taxation_type: Schema.NullOr(Schema.String) },
-      input: Schema.Struct({ taxation_type: Schema.optionalKey(Schema.NullOr(Text(60))) }).annotate({ identifier: "SalesOrderBrDataInput" })
-    }),
-    has_active_receivables: expression({
-      sql: ACTIVE_RECEIVABLES_SQL,
-      type: "boolean",
-      output: Schema.Boolean,
-      description: "It has live receivables that are not cancelled"
-    }),
-    receivables: embedMany({
-      foreignKey: "sales_order_id",
-      resource: () => receivables,
-      output: ReceivableSummary,
-      pick: ["id", "reference_code", "status", "amount", "due_date", "paid_at", "payment_method_id", "financial_account_id", "installment_number", "installment_count", "description"],
-      description: "Its live receivables (POST /sales-orders/{id}/receivables)"
-    }),
-    ...timestamps()
-  },
+  fields: salesOrderFields,
   filters: {
     has_active_invoice: { type: "boolean", sql: ACTIVE_INVOICE_SQL, description: "It has a live invoice that is not cancelled" }
   },
@@ -247,7 +249,7 @@ export const salesOrders = defineResource({
       order_date: "2024-01-15",
       items: [{ item_description: "Café em grãos 1 kg", quantity: "10", unit_price: "52.50", discount_amount: "2.50" }]
     },
-    references: { customer_id: (): AnyResource => customers as AnyResource }
+    references: { customer_id: (): AnyResource => customers }
   },
   numbering: { field: "record_number" },
   expandable: ["customer", "items.product"],
@@ -273,9 +275,9 @@ export const salesOrders = defineResource({
   afterWriteApplies: (operation, draft) => operation === "create" && typeof draft.values.quote_id === "string",
   actions: [generateReceivables],
   // An order that invoices or receivables still point at stays: cancel or delete those first.
-  beforeRemove: ({ current, store }: RemoveHookContext): Effect.Effect<void, WriteError> =>
+  beforeRemove: ({ current, store }: RemoveHookContext<typeof salesOrderFields>): Effect.Effect<void, WriteError> =>
     Effect.gen(function* () {
-      const invoice = yield* store.findOne(invoices as AnyResource, {
+      const invoice = yield* store.findOne(invoices, {
         kind: "group",
         logic: "and",
         conditions: [

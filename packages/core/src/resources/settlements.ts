@@ -2,7 +2,7 @@ import { Effect, Option, Result, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { paymentMethods } from "../catalogs/payment-methods.js"
 import { children } from "../engine/children.js"
-import { column, expression, type Fields, id, inputOnly, type ResourceRef, stored, timestamp, timestamps } from "../engine/field.js"
+import { type AnySchema, column, expression, type Fields, id, inputOnly, type ResourceRef, stored, timestamp, timestamps } from "../engine/field.js"
 import {
   type ActionContext,
   type AnyResource,
@@ -28,7 +28,7 @@ import {
   EDITABLE,
   type Refusal,
   type Settlement,
-  type SettlementStatus,
+  SETTLEMENT_STATUSES,
   STATUS_SQL,
   storedStatus,
   unallocate
@@ -103,7 +103,7 @@ const fail = (refusal: Refusal, message: string) => Effect.fail(unprocessable(me
 export const defineSettlement = (spec: SettlementSpec) => {
   const sign = spec.direction === "outgoing" ? "negative" : "positive"
   const allocations = allocationFields(spec.parentKey)
-  const transactions = (): AnyResource => financialTransactions as AnyResource
+  const transactions = (): AnyResource => financialTransactions
 
   /** The transaction, locked, then read again: its allocated total as of after the lock (a concurrent allocation committed). */
   const lockedTransaction = (context: ActionContext, id: string) =>
@@ -145,7 +145,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
       "422 beyond what is left to settle or what the transaction has left, for a cancelled record, a transaction of the wrong sign, ignored or missing.",
     input: AllocationInput,
     example: { financial_transaction_id: "6f1c2b9e-3d47-4e8a-9b2f-5a0c7d1e4f36", allocated_amount: "150.00", notes: "Boleto paid on time" },
-    output: Schema.suspend((): Schema.Codec<any, any> => allocationRecord),
+    output: Schema.suspend((): AnySchema => allocationRecord),
     successStatus: 201,
     run: (context, body) =>
       Effect.gen(function* () {
@@ -215,7 +215,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
     summary: `Cancel a ${spec.singular}`,
     description: `Cancels a pending or overdue ${spec.singular} and answers it; one with allocations (partial, paid) has them removed first. ` +
       "A cancelled record takes no changes, not even an empty PATCH.",
-    output: Schema.suspend((): Schema.Codec<any, any> => resource.record),
+    output: Schema.suspend((): AnySchema => resource.record),
     run: (context) =>
       Effect.gen(function* () {
         const next = cancel(settlementOf(context.current))
@@ -308,7 +308,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
       status: column({
         type: "text",
         output: Schema.Literals(["pending", "overdue", "paid", "partial", "cancelled"]),
-        read: Schema.String as Schema.Codec<SettlementStatus, any>,
+        read: Schema.Literals(SETTLEMENT_STATUSES),
         input: false,
         select: STATUS_SQL,
         filter: { sortable: true, description: "pending, overdue (pending past its due date in the tenant's time zone), paid, partial or cancelled" },
@@ -372,6 +372,6 @@ export const defineSettlement = (spec: SettlementSpec) => {
   })
 
   // The allocation as answered: the element of the record's `allocations`.
-  const allocationRecord = (resource.fields.allocations.output as Schema.$Array<Schema.Codec<any, any>>).value
+  const allocationRecord = (resource.fields.allocations.output as Schema.$Array<AnySchema>).value
   return resource
 }

@@ -40,7 +40,7 @@ export const subscriptionPlans = defineResource({
 const STATUSES = ["trialing", "active", "past_due", "paused", "cancelled"] as const
 
 /** Periods in order, and a cancellation that names its moment. */
-const subscriptionRules = (draft: Draft) =>
+const subscriptionRules = (draft: Draft<typeof subscriptionFields>) =>
   Effect.gen(function* () {
     const problems = new Problems()
     const start = draft.values.current_period_start
@@ -50,6 +50,22 @@ const subscriptionRules = (draft: Draft) =>
     const cancelling = draft.values.status === "cancelled" && draft.current?.status !== "cancelled"
     return cancelling && !draft.values.cancelled_at ? { ...draft, values: { ...draft.values, cancelled_at: new Date().toISOString() } } : draft
   })
+
+/** The fields of a customer subscription, named so that its rules take a draft keyed by them. */
+const subscriptionFields = {
+  id: id(),
+  customer_id: reference((): ResourceRef => customers, { nullable: false, required: true }),
+  plan_id: reference((): ResourceRef => subscriptionPlans, { nullable: false, required: true }),
+  status: choice(STATUSES, { description: STATUSES.join(", ") + " (default active)" }),
+  quantity: integer({ min: 1, max: 1_000_000, description: "Seats or units (default 1)" }),
+  current_period_start: date({ nullable: true }),
+  current_period_end: date({ nullable: true }),
+  trial_ends_at: date({ nullable: true }),
+  cancel_at_period_end: flag({ description: "Ends when the current period ends (default false)" }),
+  cancelled_at: datetime({ nullable: true, description: "When it was cancelled (set when status becomes cancelled)" }),
+  metadata: metadata(),
+  ...timestamps()
+}
 
 /** A customer's subscription to a plan: its status, the current billing period, a cancellation. Panel only. */
 export const customerSubscriptions = defineResource({
@@ -61,20 +77,7 @@ export const customerSubscriptions = defineResource({
   panelOnly: true,
   events: true,
   table: "customer_subscriptions",
-  fields: {
-    id: id(),
-    customer_id: reference((): ResourceRef => customers, { nullable: false, required: true }),
-    plan_id: reference((): ResourceRef => subscriptionPlans, { nullable: false, required: true }),
-    status: choice(STATUSES, { description: STATUSES.join(", ") + " (default active)" }),
-    quantity: integer({ min: 1, max: 1_000_000, description: "Seats or units (default 1)" }),
-    current_period_start: date({ nullable: true }),
-    current_period_end: date({ nullable: true }),
-    trial_ends_at: date({ nullable: true }),
-    cancel_at_period_end: flag({ description: "Ends when the current period ends (default false)" }),
-    cancelled_at: datetime({ nullable: true, description: "When it was cancelled (set when status becomes cancelled)" }),
-    metadata: metadata(),
-    ...timestamps()
-  },
+  fields: subscriptionFields,
   defaultSort: { field: "created_at", order: "asc" },
   writes: {
     example: { status: "active", quantity: 1, current_period_start: "2026-01-01", current_period_end: "2026-01-31" },

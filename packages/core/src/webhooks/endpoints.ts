@@ -49,7 +49,7 @@ const endpointSecret = SEALED_COLUMNS.webhookSecrets
 const previousSecret = SEALED_COLUMNS.webhookPreviousSecrets
 
 /** The URL must be safe to call (422 naming `url`); a new secret is made and sealed on create; re-enabling clears the failure record. */
-const rules = (draft: Draft) =>
+const rules = (draft: Draft<typeof endpointFields>) =>
   Effect.gen(function* () {
     const url = draft.values.url as string | undefined
     if (url !== undefined && url !== draft.current?.url) {
@@ -164,6 +164,31 @@ const deliveryOf = (endpointId: string, event: Row): Row => ({
   event_created_at: event.created_at
 })
 
+/** The fields of a webhook endpoint, named so that its rules take a draft keyed by them. */
+const endpointFields = {
+  id: id(),
+  url: column<string, string>({ type: "text", output: Schema.String, inputSchema: WebhookUrl, required: true, filter: true, description: "Where events are POSTed (https)" }),
+  description: freeText(500),
+  events: column<ReadonlyArray<string>, ReadonlyArray<string>>({
+    type: "jsonb",
+    output: Schema.Array(Schema.String),
+    inputSchema: EventPatterns,
+    required: true,
+    array: true,
+    filter: true,
+    description: "The events sent here: sales-orders.update, payables.*, or *"
+  }),
+  enabled: flag({ description: "Disabled endpoints get no deliveries (a 410 answer or 5 days of failures disable one)" }),
+  disabled_reason: stored("text", Schema.String, { nullable: true, description: "Why the server disabled it: gone (410) or failing (5 days without a success)" }),
+  failing_since: stored("timestamptz", Schema.String, { nullable: true, description: "First failure since the last success" }),
+  metadata: metadata(),
+  secret: revealed(Schema.String, "The signing secret (whsec_…): answered by the create only; rotate-secret makes a new one"),
+  secret_sealed: column<string, never>({ type: "text", output: Schema.String, input: false, hidden: true }),
+  previous_secret_sealed: column<string, never, true>({ type: "text", output: Schema.String, input: false, hidden: true, nullable: true }),
+  previous_secret_expires_at: datetime({ nullable: true, input: false, description: "After a rotation, until when the previous secret also signs" }),
+  ...timestamps()
+}
+
 /**
  * Where the tenant's events are POSTed, signed (Standard Webhooks). Its permission code is
  * granted like any other, so an integration platform subscribes and unsubscribes with the
@@ -178,29 +203,7 @@ export const webhookEndpoints = defineResource({
     "(read, create, update, delete), which also governs the endpoint's deliveries; no events are recorded for these writes.",
   notFoundCode: "WEBHOOK_ENDPOINT_NOT_FOUND",
   table: "webhook_endpoints",
-  fields: {
-    id: id(),
-    url: column<string, string>({ type: "text", output: Schema.String, inputSchema: WebhookUrl, required: true, filter: true, description: "Where events are POSTed (https)" }),
-    description: freeText(500),
-    events: column<ReadonlyArray<string>, ReadonlyArray<string>>({
-      type: "jsonb",
-      output: Schema.Array(Schema.String),
-      inputSchema: EventPatterns,
-      required: true,
-      array: true,
-      filter: true,
-      description: "The events sent here: sales-orders.update, payables.*, or *"
-    }),
-    enabled: flag({ description: "Disabled endpoints get no deliveries (a 410 answer or 5 days of failures disable one)" }),
-    disabled_reason: stored("text", Schema.String, { nullable: true, description: "Why the server disabled it: gone (410) or failing (5 days without a success)" }),
-    failing_since: stored("timestamptz", Schema.String, { nullable: true, description: "First failure since the last success" }),
-    metadata: metadata(),
-    secret: revealed(Schema.String, "The signing secret (whsec_…): answered by the create only; rotate-secret makes a new one"),
-    secret_sealed: column<string, never>({ type: "text", output: Schema.String, input: false, hidden: true }),
-    previous_secret_sealed: column<string, never, true>({ type: "text", output: Schema.String, input: false, hidden: true, nullable: true }),
-    previous_secret_expires_at: datetime({ nullable: true, input: false, description: "After a rotation, until when the previous secret also signs" }),
-    ...timestamps()
-  },
+  fields: endpointFields,
   defaultSort: { field: "created_at", order: "asc" },
   writes: { example: { url: "https://hooks.example.com/erp", events: ["products.*", "sales-orders.update"], description: "Shop sync" } },
   rules,

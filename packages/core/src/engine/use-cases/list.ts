@@ -17,12 +17,12 @@ export const makeLists = ({ repo, secret }: EngineContext) => {
    * A list page: the query, the keyset read (`fetch`, one row more than the limit tells whether
    * there is more), the cursors; `finish` makes the answered records of the rows.
    */
-  const listing = <Rows extends ReadonlyArray<{ readonly key: readonly [unknown, string] }>, A>(
+  const listing = <Keyed extends { readonly key: readonly [unknown, string] }, A>(
     resource: AnyResource,
     principal: Principal,
     given: QueryParams,
-    fetch: (query: ListQuery, request: PageRequest, expansions: ReadonlyArray<Expansion>) => Effect.Effect<Rows>,
-    finish: (rows: Rows, expansions: ReadonlyArray<Expansion>) => Effect.Effect<ReadonlyArray<A>, InvalidRequest | Forbidden>
+    fetch: (query: ListQuery, request: PageRequest, expansions: ReadonlyArray<Expansion>) => Effect.Effect<ReadonlyArray<Keyed>>,
+    finish: (rows: ReadonlyArray<Keyed>, expansions: ReadonlyArray<Expansion>) => Effect.Effect<ReadonlyArray<A>, InvalidRequest | Forbidden>
   ) =>
     Effect.gen(function* () {
       yield* untrustedParams(given)
@@ -37,7 +37,7 @@ export const makeLists = ({ repo, secret }: EngineContext) => {
       const key = query.position?.key ?? null
       const rows = yield* fetch(query, { direction, key, take: query.limit + 1 }, expansions)
       const more = rows.length > query.limit
-      const page = rows.slice(0, query.limit) as unknown as Rows & Array<Rows[number]>
+      const page = rows.slice(0, query.limit)
       if (direction === "previous") page.reverse()
       const first = page[0]
       const last = page[page.length - 1]
@@ -82,7 +82,7 @@ export const makeLists = ({ repo, secret }: EngineContext) => {
 
   /** `list` with each record as JSON text: as the store built it, or (expanded records) as encoded here. */
   const listAnswers = Effect.fnUntraced(function* (resource: AnyResource, principal: Principal, given: QueryParams) {
-    return yield* listing<ReadonlyArray<KeyedAnswer | KeyedRecord>, string>(
+    return yield* listing<KeyedAnswer | KeyedRecord, string>(
       resource,
       principal,
       given,
