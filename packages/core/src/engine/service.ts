@@ -41,7 +41,7 @@ const make = Effect.gen(function* () {
 
 /** The generic use cases of every declared resource. */
 export class ResourceEngine extends Context.Service<ResourceEngine, {
-  readonly list: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
+  readonly list: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page<Row>, InvalidRequest | Forbidden>
   /** `list` with each record as its JSON text (what the REST list answers, spliced into the page as is). */
   readonly listAnswers: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page<string>, InvalidRequest | Forbidden>
   readonly get: (resource: AnyResource, principal: Principal, id: string, params: QueryParams) => Effect.Effect<Row, ReadFailure>
@@ -60,7 +60,7 @@ export class ResourceEngine extends Context.Service<ResourceEngine, {
   /** One record by a declared lookup (`code`, `swift`, `iso2`, `tax-id`, …). */
   readonly lookup: (resource: AnyResource, principal: Principal, lookup: string, value: string, params?: QueryParams) => Effect.Effect<Row, ReadFailure>
   /** The search route: `q` required, mapped to `search`. */
-  readonly search: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page, InvalidRequest | Forbidden>
+  readonly search: (resource: AnyResource, principal: Principal, params: QueryParams) => Effect.Effect<Page<Row>, InvalidRequest | Forbidden>
   readonly create: (resource: AnyResource, principal: Principal, body: unknown) => Effect.Effect<Row, WriteFailure>
   readonly update: (resource: AnyResource, principal: Principal, id: string, body: unknown, options?: WriteOptions) => Effect.Effect<Row, WriteFailure>
   readonly remove: (resource: AnyResource, principal: Principal, id: string, options?: WriteOptions) => Effect.Effect<void, WriteFailure>

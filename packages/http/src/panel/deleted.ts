@@ -33,7 +33,7 @@ export const makeDeleted = (kit: Kit) => {
       const page = yield* kit.engine.list(resource, ctx.principal, params).pipe(Effect.result)
       if (page._tag === "Failure") return kit.refusal(ctx, t("Deleted records"), page.failure.message, page.failure._tag === "Forbidden" ? 403 : 400)
       const mayRestore = can(ctx.principal, resource.permission, "update", resource.adminOnly)
-      const rows = (page.success.data as ReadonlyArray<Record<string, unknown>>).map((record) => html`
+      const rows = page.success.data.map((record) => html`
         <tr><td data-label="${t("Name")}"><a href="${ctx.root}/r/${resource.name}/${String(record.id)}">${recordLabel(record)}</a></td>
         <td data-label="${t("Deleted")}">${time(ctx, record.deleted_at as string)}</td><td class="actions">
         ${mayRestore && html`

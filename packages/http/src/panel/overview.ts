@@ -43,7 +43,7 @@ export const makeOverview = (kit: Kit) =>
         const endpoints = kit.registry.find((resource) => resource.name === "webhook-endpoints")
         const failing = endpoints
           ? yield* kit.engine.list(endpoints, ctx.principal, [["limit", "100"]]).pipe(
-            Effect.map((page) => (page.data as ReadonlyArray<Record<string, unknown>>).filter((endpoint) => endpoint.failing_since !== null || endpoint.enabled === false)),
+            Effect.map((page) => page.data.filter((endpoint) => endpoint.failing_since !== null || endpoint.enabled === false)),
             Effect.orElseSucceed(() => [])
           )
           : []

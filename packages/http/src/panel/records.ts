@@ -65,7 +65,7 @@ export const makeRecords = (kit: Kit) =>
         if (cursor) params.push(["cursor", cursor])
         const page = yield* kit.engine.list(resource, ctx.principal, params).pipe(Effect.result)
         if (page._tag === "Failure") return failure(ctx, resourceLabel(resource), page.failure)
-        const records = page.success.data as ReadonlyArray<Row>
+        const records = page.success.data
         const columns = listColumns(resource, records)
         const rows = records.map((record) => html`
           <tr><td data-label="${t("Name")}"><a href="${ctx.root}/r/${resource.name}/${String(record.id)}">${recordLabel(record)}</a></td>
@@ -160,7 +160,7 @@ export const makeRecords = (kit: Kit) =>
       Effect.forEach(kit.registry.filter((item) => item.nestedUnder?.parent().name === resource.name && can(ctx.principal, item.permission, "read", item.adminOnly)), (nested) =>
         kit.engine.list(nested, ctx.principal, [[nested.nestedUnder!.key, String(record.id)], ["limit", "25"]]).pipe(
           Effect.map((page) => {
-            const rows = (page.data as ReadonlyArray<Row>).map((item) => html`
+            const rows = page.data.map((item) => html`
               <tr><td><a href="${ctx.root}/r/${nested.name}/${String(item.id)}">${String(item.event_type ?? recordLabel(item))}</a></td>
               <td>${showValue(ctx, item.status)}</td><td>${showValue(ctx, item.attempt_count)}</td><td>${showValue(ctx, item.last_status_code)}</td>
               <td class="small">${showValue(ctx, item.last_error)}</td><td>${showValue(ctx, item.created_at)}</td></tr>`)
@@ -184,7 +184,7 @@ export const makeRecords = (kit: Kit) =>
         const { t } = ctx
         const record = yield* kit.engine.get(resource, ctx.principal, params.id ?? "", resource.softDelete === false ? [] : [["with_deleted", "true"]]).pipe(Effect.result)
         if (record._tag === "Failure") return failure(ctx, resourceLabel(resource), record.failure)
-        const row = record.success as Row
+        const row = record.success
         const visible = Object.entries(row).filter(([name]) => !resource.hidden.includes(name))
         const details = html`<dl class="record">${visible.map(([name, value]) => html`<dt>${name}</dt><dd>${showValue(ctx, value)}</dd>`)}</dl>`
         const live = row.deleted_at === null || row.deleted_at === undefined
@@ -217,7 +217,7 @@ export const makeRecords = (kit: Kit) =>
         const id = params.id ?? ""
         const current = yield* kit.engine.get(resource, ctx.principal, id, []).pipe(Effect.result)
         if (current._tag === "Failure") return failure(ctx, resourceLabel(resource), current.failure)
-        const { body, problems } = bodyFromForm(updateFields(resource), form, current.success as Row)
+        const { body, problems } = bodyFromForm(updateFields(resource), form, current.success)
         if (Object.keys(problems).length > 0) {
           return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body: html`<h1>${resourceLabel(resource)}</h1>${editor(ctx, resource, { id }, form, problems)}` }, 422)
         }
@@ -233,7 +233,7 @@ export const makeRecords = (kit: Kit) =>
         const { resource, params } = found
         const record = yield* kit.engine.get(resource, ctx.principal, params.id ?? "", []).pipe(Effect.result)
         if (record._tag === "Failure") return failure(ctx, resourceLabel(resource), record.failure)
-        const row = record.success as Row
+        const row = record.success
         const body = html`
           <h1>${ctx.t("Delete")}</h1><div class="card"><p><strong>${recordLabel(row)}</strong></p><p>${ctx.t("Delete this record?")}</p>
           <form method="post" action="${ctx.root}/r/${resource.name}/${String(row.id)}/delete">${csrfField(ctx)}<div class="form-actions">
