@@ -15,6 +15,8 @@ export interface RunSummary {
   /** Why tests were skipped (`context.skip(note)`), with how many. */
   readonly skipNotes: Readonly<Record<string, number>>
   readonly interrupted: boolean
+  /** The files that took longest (tests and hooks, plus importing them), slowest first: where the suite's time goes. */
+  readonly slowest: ReadonlyArray<{ readonly file: string; readonly seconds: number }>
 }
 
 const firstLine = (error: { readonly message?: string; readonly name?: string }) =>
@@ -31,8 +33,11 @@ export const summarize = (modules: ReadonlyArray<TestModule>, unhandled: Paramet
   let failedTests = 0
   const suiteErrors: Array<string> = []
   const skipNotes: Record<string, number> = {}
+  const durations: Array<{ readonly file: string; readonly seconds: number }> = []
   for (const module of modules) {
     const file = path.relative(process.cwd(), module.moduleId)
+    const diagnostic = module.diagnostic()
+    durations.push({ file, seconds: Math.round((diagnostic.duration + diagnostic.collectDuration) / 100) / 10 })
     let moduleFailedTests = 0
     for (const test of module.children.allTests()) {
       const result = test.result()
@@ -56,7 +61,8 @@ export const summarize = (modules: ReadonlyArray<TestModule>, unhandled: Paramet
     suiteErrors,
     unhandledErrors: unhandled.map(firstLine),
     skipNotes,
-    interrupted: reason === "interrupted"
+    interrupted: reason === "interrupted",
+    slowest: durations.sort((a, b) => b.seconds - a.seconds).slice(0, 12)
   }
 }
 

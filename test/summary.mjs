@@ -8,6 +8,7 @@ const status = Number(process.argv[2] ?? 0)
 
 try {
   const run = JSON.parse(readFileSync(".erp-test-results.json", "utf8"))
+  console.log(`slowest files: ${(run.slowest ?? []).map(({ file, seconds }) => `${file} ${seconds} s`).join(", ")}`)
   for (const [note, count] of Object.entries(run.skipNotes)) console.log(`skipped ${count}: ${note}`)
   for (const error of run.suiteErrors) console.log(`failed outside a test: ${error}`)
   for (const error of run.unhandledErrors) console.log(`unhandled error: ${error}`)
