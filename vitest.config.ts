@@ -17,19 +17,19 @@ export default defineConfig({
     alias: {
       "@erp/core": source("./packages/core/src/index.ts"),
       "@erp/http": source("./packages/http/src/index.ts"),
-      "@erp/mcp": source("./packages/mcp/src/index.ts")
+      "@erp/mcp": source("./packages/mcp/src/index.ts"),
+      "@erp/client": source("./packages/client/src/index.ts")
     }
   },
   test: {
-    include: ["packages/*/test/**/*.test.ts", "examples/test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "examples/test/**/*.test.ts", "test/install/*.test.ts"],
     globalSetup: ["./test/global-setup.ts"],
     // Each test file opens its own PGlite (about 0.5 GiB): two at a time fit 2 cores and 24 GiB with room to spare.
     pool: "forks",
     maxWorkers: 2,
     // A worker runs its files one after another on the modules it has loaded, rather than loading
-    // effect, the platform and every resource again for each file (about 4 s a file here: the suite
-    // took 1,247 s isolated, 808 s not). Each file still opens its own stores and hosts, and a file
-    // that changes the environment puts it back.
+    // effect, the platform and every resource again for each file (seconds a file on 2 cores).
+    // Each file still opens its own stores and hosts, and a file that changes the environment puts it back.
     isolate: false,
     // CI also reads a plain "N passed, N failed, N skipped" line printed from this summary by test/summary.mjs.
     reporters: ["default", new SummaryReporter(".erp-test-results.json")],

@@ -3,9 +3,9 @@ import { describe, expect, it } from "vitest"
 import { codeOf, USER_TEXTS } from "../../../test/support/docs-code.js"
 import { makeProgram } from "../src/main.js"
 
-/** `erp …` command lines in code: each up to a comment, a pipe or the end of the line. */
+/** `erp …` command lines in code: each up to a comment, a pipe or the end of the line (`erp = …` is a variable of an example). */
 const commandLines = (code: ReadonlyArray<string>): ReadonlyArray<string> =>
-  code.flatMap((line) => [...line.matchAll(/(?:^|[\s$(]|\.\/)erp ([^\s|#;&)][^|#;&)`]*)/g)].map((match) => match[1].trim()))
+  code.flatMap((line) => [...line.matchAll(/(?:^|[\s$(]|\.\/)erp ([^\s|#;&)=][^|#;&)`]*)/g)].map((match) => match[1].trim()))
 
 const optionOf = (command: Command, flag: string): Option | undefined =>
   command.options.find((option) => option.long === flag || option.short === flag || option.long === flag.replace(/^--no-/, "--"))

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Builds packages/core/store-template/: the embedded store as a new folder would hold it after
-// its first start's migrations and catalog load, so that start copies it instead (see
-// src/store/template.ts). Run by `npm run build` after `tsc -b`; reads the built dist.
+// its first start's migrations and catalog load, so that start unpacks it instead (see
+// src/store/template.ts): a manifest and pgdata.tar.br, the data folder as one archive. Run by
+// `npm run build` after `tsc -b`; reads the built dist.
 // Skipped, quickly, when the template is already newer than every file it is made from.
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -30,13 +31,14 @@ if (!process.argv.includes("--force") && fs.existsSync(manifest) && fs.statSync(
 
 const started = performance.now()
 const { Effect, Layer, ManagedRuntime } = await import("effect")
-const { layerMigrated, layerPglite, writeStoreTemplateManifest } = await import("../dist/index.js")
+const { archiveStoreTemplate, layerMigrated, layerPglite, writeStoreTemplateManifest } = await import("../dist/index.js")
 const partial = `${target}.partial-${process.pid}`
 fs.rmSync(partial, { recursive: true, force: true })
 const runtime = ManagedRuntime.make(layerMigrated.pipe(Layer.provideMerge(layerPglite({ dataDir: partial, serveSocket: false, template: false }))))
 await runtime.runPromise(Effect.void)
 await runtime.dispose()
 writeStoreTemplateManifest(partial)
+archiveStoreTemplate(partial)
 fs.rmSync(target, { recursive: true, force: true })
 fs.renameSync(partial, target)
 console.error(`erp: built the embedded store template in ${path.relative(process.cwd(), target) || target} (${((performance.now() - started) / 1000).toFixed(1)} s)`)

@@ -1,6 +1,6 @@
 import * as SqlClient from "effect/sql/SqlClient"
 import { PGlite } from "@electric-sql/pglite"
-import { copyStoreTemplate, layerMigrated, layerPglite, writeStoreTemplateManifest } from "@erp/core"
+import { archiveStoreTemplate, copyStoreTemplate, layerMigrated, layerPglite, writeStoreTemplateManifest } from "@erp/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -47,6 +47,18 @@ describe("the embedded store template", () => {
     await query(dir, "UPDATE erp_settings SET value = 'changed in the copy' WHERE key = 'template_marker'")
     expect(await marker(dir)).toEqual([{ value: "changed in the copy" }])
     expect(await marker(path.join(scratch, "another"))).toEqual([{ value: "from the template" }])
+  })
+
+  it("gives the same store from the archive the build keeps it as", async () => {
+    const archived = path.join(scratch, "archived")
+    fs.cpSync(template, archived, { recursive: true })
+    archiveStoreTemplate(archived)
+    expect(fs.readdirSync(archived).sort()).toEqual(["manifest.json", "pgdata.tar.br"])
+    expect(await marker(path.join(scratch, "from-archive"), { template: archived })).toEqual([{ value: "from the template" }])
+    const files = (dir: string) => fs.readdirSync(dir, { recursive: true, encoding: "utf8" }).sort()
+    const copied = path.join(scratch, "unpacked", "pgdata")
+    expect(await copyStoreTemplate(copied, archived)).toBe(true)
+    expect(files(copied)).toEqual(files(path.join(template, "pgdata")))
   })
 
   it("leaves a folder that already holds a store as it is", async () => {

@@ -1,13 +1,11 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import * as fs from "node:fs"
-import { createRequire } from "node:module"
-import * as path from "node:path"
 import { html, htmlResponse } from "./html.js"
 
 /**
- * Everything the page loads comes from this host (the reference's bundle from the
- * `@scalar/api-reference` package, the document from `/openapi.json`): it works offline,
+ * Everything the page loads comes from this host (the reference's bundle, copied from the
+ * `@scalar/api-reference` package at build, the document from `/openapi.json`): it works offline,
  * and the policy lets nothing else in. Styles are inline (the bundle injects them), fonts
  * and images may be data URLs; `connect-src 'self'` is what "Test request" calls.
  */
@@ -72,12 +70,12 @@ const INIT = `"use strict";
 
 let bundle: string | undefined
 /**
- * The package's standalone bundle (one self-contained script that defines `window.Scalar`), read
- * once. The package exports no path to it, so it is found beside the entry point the package does
- * export (`dist/index.js`, the bundle in `dist/browser/standalone.js`).
+ * Scalar's standalone bundle (one self-contained script that defines `window.Scalar`), read once.
+ * The build copies it from the `@scalar/api-reference` dev dependency into this package's
+ * `assets/` (scripts/copy-scalar.mjs), found from `src/` and `dist/` alike.
  */
 const scalarBundle = (): string => {
-  bundle ??= fs.readFileSync(path.join(path.dirname(createRequire(import.meta.url).resolve("@scalar/api-reference")), "browser", "standalone.js"), "utf8")
+  bundle ??= fs.readFileSync(new URL("../assets/scalar/standalone.js", import.meta.url), "utf8")
   return bundle
 }
 

@@ -189,8 +189,8 @@ describe("a 5xx the platform answers by itself", () => {
 
 /**
  * Time limits need a statement that waits: a table locked from another session. The embedded
- * store runs one statement at a time in this process and cannot cut one (docs/limits.md, "Limits and
- * isolation"), so these run on PostgreSQL only.
+ * store runs one statement at a time in this process and cannot cut one (docs/limits.md, "The
+ * embedded store"), so these run on PostgreSQL only.
  */
 describe.skipIf(!process.env.TEST_DATABASE_URL)("store time limits on PostgreSQL", () => {
   const url = process.env.TEST_DATABASE_URL!
