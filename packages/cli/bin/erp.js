@@ -15,14 +15,14 @@ Module.enableCompileCache()
 /**
  * Export and import stream whole data sets. Left alone, V8 lets the heap grow to several
  * hundred MB of garbage between collections; with a small heap they run in flat memory at
- * the same speed (bench/README.md). The old space starts at 56 MB, with room above what the
+ * the same speed (bench/README.md). The old space starts at 48 MB, with room above what the
  * program holds: sized from that alone, V8 would run a full collection after every few MB of
  * range text, which would take much of an export's CPU. V8 takes heap limits only at start, so
  * this launcher (which loads nothing else) runs them in a Node of their own, unless the user
  * chose a limit.
  */
 const STREAMING = new Set(["export", "import"])
-const HEAP_FLAGS = ["--max-old-space-size=128", "--max-semi-space-size=1", "--initial-old-space-size=56"]
+const HEAP_FLAGS = ["--max-old-space-size=128", "--max-semi-space-size=1", "--initial-old-space-size=48"]
 /** Commands that run for long or work through much data, with the optimised code of the embedded store. */
 const LONG_RUNNING = new Set(["serve", "mcp", "worker", "export", "import", "seed", "store"])
 /** Commands that serve until stopped: each keeps a code cache of its own, per store. */
