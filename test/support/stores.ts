@@ -9,9 +9,15 @@ export type StoreKind = "pglite" | "postgres"
 /** The stores every behaviour test runs on: PGlite always, PostgreSQL when TEST_DATABASE_URL is set. */
 export const storeKinds: ReadonlyArray<StoreKind> = process.env.TEST_DATABASE_URL ? ["pglite", "postgres"] : ["pglite"]
 
-/** A fresh in-memory clone of the migrated template, or the shared test PostgreSQL (tests isolate by tenant). */
+/**
+ * A fresh in-memory clone of the migrated template, or the shared test PostgreSQL (tests isolate by
+ * tenant), reached through a pooler in transaction mode when `ERP_DB_POOLER=transaction` says so:
+ * a test that gives the host settings of its own still reaches the database the way the run does.
+ */
 export const testStore = (kind: StoreKind): StoreLocation => {
-  if (kind === "postgres") return { kind: "postgres", url: process.env.TEST_DATABASE_URL! }
+  if (kind === "postgres") {
+    return { kind: "postgres", url: process.env.TEST_DATABASE_URL!, ...(process.env.ERP_DB_POOLER === "transaction" ? { limits: { pooler: "transaction" } } : {}) }
+  }
   return { kind: "pglite", loadDataDir: new Blob([fs.readFileSync(inject("templateDump"))]) }
 }
 

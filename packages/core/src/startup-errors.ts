@@ -104,6 +104,9 @@ const explainPostgres = (url: string, errors: ReadonlyArray<unknown>, hint: stri
       return cannot("too many connections", "close some or raise max_connections")
   }
   if (errors.some((error) => messageOf(error).includes("Connection timed out"))) return cannot("no answer within 5 seconds")
+  // PgBouncer in transaction mode refuses the session settings erp sends as a connection starts.
+  const refused = errors.map(messageOf).find((message) => message.includes("unsupported startup parameter"))
+  if (refused) return cannot(`${refused}: a pooler in transaction mode`, "set ERP_DB_POOLER=transaction (docs/operations.md)")
   if (errors.some((error) => messageOf(error).includes("PgClient: Failed to connect"))) {
     return cannot(messageOf(errors[errors.length - 1]))
   }

@@ -148,3 +148,12 @@ export const memorySize: Kind<string> = {
   parse: (value, name) =>
     /^[1-9]\d*(kB|MB|GB)$/.test(value) ? Result.succeed(value) : Result.fail(`${name} must be a size such as 32MB (kB, MB or GB); got "${value}"`)
 }
+
+/** One of a few words, in any case. */
+export const oneOf = <const W extends string>(words: ReadonlyArray<W>): Kind<W> => ({
+  type: words.join(" or "),
+  parse: (text, name) => {
+    const word = words.find((candidate) => candidate === text.toLowerCase())
+    return word === undefined ? Result.fail(`${name} must be ${words.join(" or ")}; got "${text}"`) : Result.succeed(word)
+  }
+})

@@ -1,7 +1,7 @@
 import { Result } from "effect"
 import { type McpToolset, MCP_TOOLSET_NAMES, parseMcpToolsets } from "../mcp/toolsets.js"
 import { InvalidSetting } from "./load.js"
-import { flag, httpUrl, type Kind, list, memorySize, optionalSetting, secretSetting, type Setting, setting, text, wholeNumber } from "./setting.js"
+import { flag, httpUrl, type Kind, list, memorySize, oneOf, optionalSetting, secretSetting, type Setting, setting, text, wholeNumber } from "./setting.js"
 
 /**
  * Every environment variable erp reads, each declared once with its type, default and
@@ -61,7 +61,11 @@ export const storeSettings = {
   }),
   preparedStatements: setting("ERP_PREPARED_STATEMENTS", wholeNumber(0), {
     default: 100,
-    description: "Statement texts of fixed shape kept prepared on each PostgreSQL connection; 0 turns it off (a pooler in transaction mode)."
+    description: "Statement texts of fixed shape kept prepared on each PostgreSQL connection; 0 turns it off (`ERP_DB_POOLER=transaction` does)."
+  }),
+  pooler: setting<"session" | "transaction">("ERP_DB_POOLER", oneOf(["session", "transaction"]), {
+    default: "session",
+    description: "`transaction` behind a pooler in transaction mode (PgBouncer's `pool_mode = transaction`): no session state outlives a transaction (settings with `SET LOCAL` and the role's defaults, no prepared statements, cancels by the protocol)."
   }),
   tenantConcurrency: optionalSetting("ERP_TENANT_CONCURRENCY", wholeNumber(1), {
     shown: "4 on PostgreSQL, 1 on the embedded store",

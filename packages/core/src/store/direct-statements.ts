@@ -2,6 +2,7 @@ import { Context, Effect, Option, References } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import type * as Statement from "effect/sql/Statement"
+import * as net from "node:net"
 import pg from "pg"
 import { sha256 } from "../sha256.js"
 import { sqlFailure } from "./sql-failure.js"
@@ -61,15 +62,20 @@ export type PoolQuery = (client: pg.PoolClient, callback: (error: Error | undefi
 /**
  * One statement on a connection of `pool`: the connection is taken and given back around it,
  * and `cancel` (the answer) cancels the statement on the server when it is under way. Its
- * outcome goes to `done`, unless it was cancelled first.
+ * outcome goes to `done`, unless it was cancelled first. With `timeoutMs` (sessions a pooler
+ * lends, which carry no statement timeout of erp's), a statement still running after that long is
+ * cancelled on the server, which answers it as PostgreSQL's own timeout does.
  */
 export const onPoolConnection = (
   pool: pg.Pool,
   query: PoolQuery,
-  done: (error: SqlError | undefined, result: pg.ResultBuilder | ReadonlyArray<pg.ResultBuilder> | undefined) => void
+  done: (error: SqlError | undefined, result: pg.ResultBuilder | ReadonlyArray<pg.ResultBuilder> | undefined) => void,
+  timeoutMs?: number
 ): (() => void) => {
   let client: pg.PoolClient | undefined
   let finished = false
+  let timer: ReturnType<typeof setTimeout> | undefined
+  let timedOut = false
   pool.connect((cause, connected, release) => {
     if (cause || !connected) {
       finished = true
@@ -77,28 +83,66 @@ export const onPoolConnection = (
     }
     if (finished) return release()
     client = connected
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        timedOut = true
+        cancelBackend(pool, connected)
+      }, timeoutMs)
+    }
     query(connected, (error, result) => {
+      clearTimeout(timer)
       const cancelled = finished
       finished = true
       // A cancelled statement's connection is closed, not pooled again: the cancel goes on another
       // connection, and landing after the statement ended it would stop the next one run here (a 503
       // to another request; PostgreSQL ignores a cancel only while the session is idle).
-      release(cancelled ? new Error("statement cancelled") : error && isBroken(error) ? error : undefined)
+      release(cancelled || timedOut ? new Error("statement cancelled") : error && isBroken(error) ? error : undefined)
       if (!cancelled) done(error ? sqlFailure(error, "Failed to execute statement") : undefined, error ? undefined : result)
     })
   })
   return () => {
     if (finished) return
     finished = true
+    clearTimeout(timer)
     // Cancelled on another connection: the statement's own is busy running it.
     if (client) cancelBackend(pool, client)
   }
 }
 
-/** Asks the server to cancel what `client`'s session runs (best effort: a failure is ignored). */
+/** The cancel key node-postgres keeps for a session it opened (not in its type declarations). */
+const cancelKeyOf = (client: pg.PoolClient): { readonly processID: number; readonly secretKey: number } | undefined => {
+  const processID: unknown = Reflect.get(client, "processID")
+  const secretKey: unknown = Reflect.get(client, "secretKey")
+  return typeof processID === "number" && typeof secretKey === "number" ? { processID, secretKey } : undefined
+}
+
+/** The protocol's CancelRequest: its length, the request code 80877102, and the session's key. */
+const cancelRequest = (processID: number, secretKey: number): Buffer => {
+  const message = Buffer.alloc(16)
+  message.writeInt32BE(16, 0)
+  message.writeInt32BE(80877102, 4)
+  message.writeInt32BE(processID, 8)
+  message.writeInt32BE(secretKey, 12)
+  return message
+}
+
+/**
+ * Asks the server to cancel what `client`'s session runs (best effort: a failure is ignored), by
+ * the protocol's own cancel request on a connection of its own, as psql does: it needs no
+ * connection of the pool (which may all be busy), and a pooler in transaction mode passes it to
+ * the server session the client is linked to, where `pg_cancel_backend` would name the pooler's
+ * own process id.
+ */
 export const cancelBackend = (pool: pg.Pool, client: pg.PoolClient): void => {
-  const processID = (client as pg.PoolClient & { processID?: number }).processID
-  if (processID !== undefined && !pool.ending) pool.query("SELECT pg_cancel_backend($1)", [processID]).catch(() => undefined)
+  const key = cancelKeyOf(client)
+  if (key === undefined || pool.ending) return
+  const { host, port } = new pg.Client(pool.options)
+  const socket = host.startsWith("/") ? net.connect(`${host}/.s.PGSQL.${port}`) : net.connect(port, host)
+  socket.on("error", () => socket.destroy())
+  socket.setTimeout(5_000, () => socket.destroy())
+  // Sent, then left for the server to close: a pooler that sees the client close first drops the request.
+  socket.on("connect", () => socket.write(cancelRequest(key.processID, key.secretKey)))
+  socket.on("end", () => socket.destroy())
 }
 
 /**
@@ -106,7 +150,7 @@ export const cancelBackend = (pool: pg.Pool, client: pg.PoolClient): void => {
  * statement, as the store's `SqlClient` does, and a statement whose fiber is interrupted (its
  * client went away) is cancelled on the server, as there.
  */
-export const poolRunner = (pool: pg.Pool, prepared?: PreparedStatements): Context.Service.Shape<typeof StatementRunner> => {
+export const poolRunner = (pool: pg.Pool, prepared?: PreparedStatements, timeoutMs?: number): Context.Service.Shape<typeof StatementRunner> => {
   const nameOf = prepared ? statementNames(prepared) : () => undefined
   const start = (text: string, params: ReadonlyArray<unknown>, keep: boolean, done: RowsCallback) => {
     const name = keep ? nameOf(text) : undefined
@@ -116,7 +160,7 @@ export const poolRunner = (pool: pg.Pool, prepared?: PreparedStatements): Contex
       const query = new pg.Query(text, params as Array<unknown>, callback) as pg.Query & { name?: string }
       if (name) query.name = name
       connected.query(query)
-    }, (error, result) => done(error, result === undefined || isResults(result) ? [] : result.rows))
+    }, (error, result) => done(error, result === undefined || isResults(result) ? [] : result.rows), timeoutMs)
   }
   return {
     run: (text, params, keep = false) =>

@@ -25,6 +25,11 @@ export interface StoreLimits {
    * pooler in transaction mode that does not carry prepared statements).
    */
   readonly preparedStatements: number
+  /**
+   * What connects erp to PostgreSQL (`ERP_DB_POOLER`): its own sessions (`session`), or a pooler in
+   * transaction mode (`transaction`), which gives each transaction whichever server session is free.
+   */
+  readonly pooler: "session" | "transaction"
 }
 
 /** The limits from the configuration, each with its default. */
@@ -32,30 +37,55 @@ export const storeLimitsConfig: Config.Config<StoreLimits> = Config.all({
   poolSize: storeSettings.poolSize.config,
   poolWaitMs: storeSettings.poolWaitMs.config,
   statementTimeoutMs: storeSettings.statementTimeoutMs.config,
-  preparedStatements: storeSettings.preparedStatements.config
+  preparedStatements: storeSettings.preparedStatements.config,
+  pooler: storeSettings.pooler.config
 })
 
+/** The settings every session erp uses must have: a bounded statement, a bounded idle transaction, no JIT. */
+export interface SessionSettings {
+  readonly statement_timeout: number
+  readonly idle_in_transaction_session_timeout: number
+  /**
+   * A statement that builds a thousand records in JSON (an export's range) is estimated costly
+   * enough to be compiled first, which takes far longer than running it; the API's statements
+   * never gain from it.
+   */
+  readonly jit: "off"
+}
+
 /**
- * PostgreSQL as a `SqlClient`, with the same value parsing as the embedded store. Every
- * connection carries the statement timeout, and a transaction left idle is ended after
- * twice that, so no request holds a connection while it waits on anything else.
+ * PostgreSQL as a `SqlClient`, with the same value parsing as the embedded store. Every session
+ * carries the statement timeout, and a transaction left idle is ended after twice that, so no
+ * request holds a connection while it waits on anything else.
+ *
+ * On its own sessions erp sets them when each connects. Behind a pooler in transaction mode a
+ * session outlives the transaction that used it and belongs to nobody, so nothing is set on it:
+ * each transaction sets them with `SET LOCAL` as it begins, a statement outside one is cancelled
+ * by erp when it outlasts the timeout (the protocol's cancel request, which the pooler passes on),
+ * and no statement is kept prepared.
  */
 export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, applicationName = "erp"): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
   Layer.unwrap(Effect.map(loadConfig(storeLimitsConfig), (configured) => {
     const settings = { ...configured, ...limits }
+    const session: SessionSettings = {
+      statement_timeout: settings.statementTimeoutMs,
+      idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
+      jit: "off"
+    }
+    const pooled = settings.pooler === "transaction"
     return layerPgPool({
       connectionString: url,
       max: settings.poolSize,
       connectionTimeoutMillis: settings.poolWaitMs,
-      statement_timeout: settings.statementTimeoutMs,
-      idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
-      // No JIT: a statement that builds a thousand records in JSON (an export's range) is estimated
-      // costly enough to be compiled first, which takes far longer than running it; the API's
-      // statements never gain from it.
-      options: "-c jit=off",
-      application_name: applicationName
-    }, "PgClient: Failed to connect", settings.preparedStatements > 0 ? { most: settings.preparedStatements, after: 2 } : undefined)
+      application_name: applicationName,
+      ...(pooled
+        ? {}
+        : { statement_timeout: session.statement_timeout, idle_in_transaction_session_timeout: session.idle_in_transaction_session_timeout, options: `-c jit=${session.jit}` })
+    }, "PgClient: Failed to connect", !pooled && settings.preparedStatements > 0 ? { most: settings.preparedStatements, after: 2 } : undefined, pooled ? session : undefined)
   }))
+
+const settingsText = (session: SessionSettings, set: string): string =>
+  Object.entries(session).map(([name, value]) => `${set} ${name} = ${typeof value === "number" ? value : `'${value}'`}`).join("; ")
 
 type Results = pg.ResultBuilder | ReadonlyArray<pg.ResultBuilder>
 
@@ -80,13 +110,13 @@ interface Lent {
  * connection for itself and gives it back; a transaction holds one until it ends. A statement
  * whose fiber is interrupted is cancelled on the server.
  */
-const makePoolClient = (pool: pg.Pool, database: string | undefined) =>
+const makePoolClient = (pool: pg.Pool, database: string | undefined, pooled: SessionSettings | undefined) =>
   Effect.gen(function* () {
     const send = <A>(client: pg.PoolClient | undefined, query: PoolQuery, outcome: (result: Results) => A): Effect.Effect<A, SqlError> =>
       Effect.callback<A, SqlError>((resume) => {
         const done = (error: SqlError | undefined, result: Results | undefined) =>
           resume(error || result === undefined ? Effect.fail(error ?? sqlFailure(new Error("No result"), "Failed to execute statement")) : Effect.sync(() => outcome(result)))
-        if (client === undefined) return Effect.sync(onPoolConnection(pool, query, done))
+        if (client === undefined) return Effect.sync(onPoolConnection(pool, query, done, pooled?.statement_timeout))
         let finished = false
         query(client, (error, result) => {
           finished = true
@@ -156,6 +186,7 @@ const makePoolClient = (pool: pg.Pool, database: string | undefined) =>
       acquirer: Effect.succeed(onPool),
       borrower: (use) => use(onPool),
       transactionAcquirer: reserve,
+      ...(pooled ? { beginTransaction: `BEGIN; ${settingsText(pooled, "SET LOCAL")}` } : {}),
       compiler: PgClient.makeCompiler(),
       driver: "pg",
       spanAttributes: [["db.system.name", "postgresql"], ...(database ? [["db.namespace", database] as const] : [])]
@@ -176,8 +207,14 @@ const databaseOf = (config: pg.PoolConfig): string | undefined => {
  * A `SqlClient` over a node-postgres pool with our value parsing, and the pool's
  * `StatementRunner`: the pool answers one `SELECT 1` before the layer is built (a store
  * that cannot be reached fails start-up, with `failure` as its message), and is ended with the layer.
+ * With `pooled`, the sessions are a transaction-mode pooler's (`layerPostgres`).
  */
-export const layerPgPool = (config: pg.PoolConfig & { readonly application_name: string }, failure: string, prepared?: PreparedStatements): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
+export const layerPgPool = (
+  config: pg.PoolConfig & { readonly application_name: string },
+  failure: string,
+  prepared?: PreparedStatements,
+  pooled?: SessionSettings
+): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
   Layer.effectContext(
     Effect.gen(function* () {
       const pool = yield* Effect.acquireRelease(
@@ -196,7 +233,7 @@ export const layerPgPool = (config: pg.PoolConfig & { readonly application_name:
         }),
         (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1_000))
       )
-      const client = yield* makePoolClient(pool, databaseOf(config))
-      return Context.make(SqlClient.SqlClient, client).pipe(Context.add(StatementRunner, poolRunner(pool, prepared)))
+      const client = yield* makePoolClient(pool, databaseOf(config), pooled)
+      return Context.make(SqlClient.SqlClient, client).pipe(Context.add(StatementRunner, poolRunner(pool, prepared, pooled?.statement_timeout)))
     })
   ).pipe(Layer.provide(Reactivity.layer))
