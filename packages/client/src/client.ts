@@ -118,6 +118,8 @@ export const createClient = (options: ErpClientOptions): ErpClient => {
     if (response.ok) return data
     throw new ErpApiError(response.status, error, response.headers)
   }
+  // Interop point: one untyped call serves the generic method type openapi-fetch derives per path,
+  // which no function body can satisfy for every path at once; callers are checked against it.
   const method = <M extends Method>(name: Uppercase<M>): DataMethod<M> => ((path: string, init?: unknown) => call(name, path, init)) as unknown as DataMethod<M>
 
   async function* paginate(path: string, options: { query?: Record<string, unknown>; path?: Record<string, unknown>; headers?: HeadersOptions; signal?: AbortSignal } = {}) {
