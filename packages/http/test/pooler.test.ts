@@ -78,6 +78,18 @@ describe("the store behind PgBouncer in transaction mode", () => {
       expect(ms, label).toBeGreaterThanOrEqual(TIMEOUT_MS * 0.9)
       expect(ms, label).toBeLessThan(4_000)
     }
+    // A statement whose fiber is interrupted (its client went away) is cancelled on the server at once.
+    const marker = `SELECT pg_sleep(5) AS interrupted_${Date.now()}`
+    const interrupted = await timed(Effect.timeoutOption(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(marker)), 200))
+    expect(interrupted.ms).toBeLessThan(2_000)
+    const running = () => host.run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = ${marker} AND state = 'active'`))
+    let still = 1
+    for (let tries = 0; tries < 50 && still > 0; tries++) {
+      still = (await running())[0].n
+      if (still > 0) await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    expect(still).toBe(0)
     // A transaction's settings are its own: set with SET LOCAL as it begins, gone after it.
     const inside = await host.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(sql<{ statement_timeout: string }>`SHOW statement_timeout`)))
     expect(inside[0].statement_timeout).toBe("1s")
