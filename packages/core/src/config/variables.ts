@@ -33,6 +33,15 @@ export const storeSettings = {
     shown: "none: the embedded store",
     description: "The PostgreSQL database the data lives in (`--database-url` wins). Unset: the embedded PGlite store in `ERP_DATA_DIR`."
   }),
+  readDatabaseUrls: secretSetting("ERP_DATABASE_READ_URL", {
+    type: "PostgreSQL URLs, comma-separated (secret)",
+    shown: "none: every read on `DATABASE_URL`",
+    description: "Read replicas (streaming standbys) of `DATABASE_URL`: lists, gets and exports run on one; a credential's reads wait for its own writes to be replayed there (`ERP_READ_REPLICA_WAIT_MS`), else go to the primary."
+  }),
+  replicaWaitMs: setting("ERP_READ_REPLICA_WAIT_MS", wholeNumber(0), {
+    default: 100,
+    description: "Longest a credential's read waits, in ms, for a read replica to replay the credential's last write before it runs on the primary instead; 0 goes to the primary at once."
+  }),
   dataDir: setting("ERP_DATA_DIR", text, {
     default: ".erp-data",
     description: "The embedded store's folder, from the working directory (`--data-dir` wins)."

@@ -4,6 +4,7 @@ import type { Forbidden, InvalidRequest } from "../errors.js"
 import type { CursorSecret } from "./cursor.js"
 import type { QueryParams } from "./list-query.js"
 import type { Page } from "./page.js"
+import { ReadPlacement, type ReadPlacementShape, readerOf } from "./read-placement.js"
 import type { ResourceRepository } from "./repository.js"
 import type { AnyResource, ResourceAction, Row, WriteServices } from "./resource.js"
 import { UnitOfWork, type UnitsOfWork } from "./unit-of-work.js"
@@ -36,8 +37,37 @@ const make = Effect.gen(function* () {
   const { walk, walkAnswers } = makeExports(context)
   const action = makeActions(context, writes, currentStore)
   const { create, update, remove, restore } = writes
-  return { list, listAnswers, walk, walkAnswers, get, lookup, search, create, update, remove, restore, action }
+  const uses: ResourceEngine["Service"] = { list, listAnswers, walk, walkAnswers, get, lookup, search, create, update, remove, restore, action }
+  const placement = yield* ReadPlacement
+  return placement === undefined ? uses : placed(uses, placement)
 })
+
+/**
+ * The use cases on a store with read replicas: reads may be answered by a replica, and each write
+ * tells the store whose reads must now see it.
+ */
+const placed = (uses: ResourceEngine["Service"], placement: ReadPlacementShape): ResourceEngine["Service"] => {
+  const read = <Args extends ReadonlyArray<unknown>, A, E>(use: (resource: AnyResource, principal: Principal, ...rest: Args) => Effect.Effect<A, E>) =>
+    (resource: AnyResource, principal: Principal, ...rest: Args) => placement.read(readerOf(principal), use(resource, principal, ...rest))
+  const write = <Args extends ReadonlyArray<unknown>, A, E>(use: (resource: AnyResource, principal: Principal, ...rest: Args) => Effect.Effect<A, E>) =>
+    (resource: AnyResource, principal: Principal, ...rest: Args) => placement.write(readerOf(principal), use(resource, principal, ...rest))
+  return {
+    list: read(uses.list),
+    listAnswers: read(uses.listAnswers),
+    get: read(uses.get),
+    lookup: read(uses.lookup),
+    search: read(uses.search),
+    walk: (resource, principal, params, size, onPage, onTotal) => placement.read(readerOf(principal), uses.walk(resource, principal, params, size, onPage, onTotal)),
+    walkAnswers: (resource, principal, params, size, onPage, onTotal) =>
+      placement.read(readerOf(principal), uses.walkAnswers(resource, principal, params, size, onPage, onTotal)),
+    create: write(uses.create),
+    update: write(uses.update),
+    remove: write(uses.remove),
+    restore: write(uses.restore),
+    action: (resource, action, principal, id, params, body, options) =>
+      placement.write(readerOf(principal), uses.action(resource, action, principal, id, params, body, options))
+  }
+}
 
 /** The generic use cases of every declared resource. */
 export class ResourceEngine extends Context.Service<ResourceEngine, {

@@ -5,6 +5,7 @@ import type * as Statement from "effect/sql/Statement"
 import * as net from "node:net"
 import pg from "pg"
 import { sha256 } from "../sha256.js"
+import { ReplicaReader, ReplicaRouter } from "./replica-routing.js"
 import { sqlFailure } from "./sql-failure.js"
 
 type Rows = ReadonlyArray<Record<string, unknown>>
@@ -83,6 +84,7 @@ export const onPoolConnection = (
     }
     if (finished) return release()
     client = connected
+    listening(connected)
     if (timeoutMs !== undefined) {
       timer = setTimeout(() => {
         timedOut = true
@@ -107,6 +109,19 @@ export const onPoolConnection = (
     // Cancelled on another connection: the statement's own is busy running it.
     if (client) cancelBackend(pool, client)
   }
+}
+
+const heard = new WeakSet<pg.PoolClient>()
+
+/**
+ * A connection that ends under a statement fails the statement and is also emitted as the
+ * client's `error` event, which the pool listens for only while the client is idle: one
+ * listener for the client's life keeps that from reaching the process as an uncaught error.
+ */
+const listening = (client: pg.PoolClient): void => {
+  if (heard.has(client)) return
+  heard.add(client)
+  client.on("error", () => undefined)
 }
 
 /** The cancel key node-postgres keeps for a session it opened (not in its type declarations). */
@@ -179,20 +194,27 @@ const isBroken = (error: Error): boolean => !("code" in error) || typeof (error 
 
 /**
  * Runs `statement` on the store's runner unless the fiber holds a transaction (whose
- * statements go on its connection): the statement itself then, and without a runner. A
- * fiber that traces gets the `sql.execute` span `effect/sql` would make, with the text.
+ * statements go on its connection): the statement itself then, and without a runner. A read
+ * placed on a replica (`ReplicaReader` set, and the store has replicas) goes where the
+ * `ReplicaRouter` sends it. A fiber that traces gets the `sql.execute` span `effect/sql` would
+ * make, with the text.
  */
-export const makeDirect = Effect.map(Effect.all([Effect.serviceOption(StatementRunner), Effect.serviceOption(SqlClient.SqlClient)]), ([runner, client]) =>
-  <A extends object>(statement: Statement.Statement<A>, prepared = false): Effect.Effect<ReadonlyArray<A>, SqlError> => {
-    if (Option.isNone(runner) || Option.isNone(client)) return statement
-    const run = runner.value.run
-    const transaction = client.value.transactionService
-    return Effect.withFiber((fiber) => {
-      if (Option.isSome(Context.getOption(fiber.context, transaction))) return statement
-      const [text, params] = statement.compile()
-      const rows = run(text, params, prepared) as Effect.Effect<ReadonlyArray<A>, SqlError>
-      return fiber.getRef(References.TracerEnabled)
-        ? Effect.withSpan(rows, "sql.execute", { kind: "client", captureStackTrace: false, attributes: { "db.operation.name": "execute", "db.query.text": text } })
-        : rows
-    })
-  })
+export const makeDirect = Effect.map(
+  Effect.all([Effect.serviceOption(StatementRunner), Effect.serviceOption(SqlClient.SqlClient), ReplicaRouter]),
+  ([runner, client, router]) =>
+    <A extends object>(statement: Statement.Statement<A>, prepared = false): Effect.Effect<ReadonlyArray<A>, SqlError> => {
+      if (Option.isNone(runner) || Option.isNone(client)) return statement
+      const run = runner.value.run
+      const transaction = client.value.transactionService
+      return Effect.withFiber((fiber) => {
+        if (Option.isSome(Context.getOption(fiber.context, transaction))) return statement
+        const [text, params] = statement.compile()
+        const reader = router === undefined ? undefined : fiber.getRef(ReplicaReader)
+        const onPrimary = run(text, params, prepared)
+        const rows = (router === undefined || reader === undefined ? onPrimary : router.run(reader, text, params, prepared, onPrimary)) as Effect.Effect<ReadonlyArray<A>, SqlError>
+        return fiber.getRef(References.TracerEnabled)
+          ? Effect.withSpan(rows, "sql.execute", { kind: "client", captureStackTrace: false, attributes: { "db.operation.name": "execute", "db.query.text": text } })
+          : rows
+      })
+    }
+)

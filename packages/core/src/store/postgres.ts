@@ -66,14 +66,20 @@ export interface SessionSettings {
  */
 export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, applicationName = "erp"): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
   Layer.unwrap(Effect.map(loadConfig(storeLimitsConfig), (configured) => {
-    const settings = { ...configured, ...limits }
-    const session: SessionSettings = {
-      statement_timeout: settings.statementTimeoutMs,
-      idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
-      jit: "off"
-    }
-    const pooled = settings.pooler === "transaction"
-    return layerPgPool({
+    const plan = poolPlan(url, { ...configured, ...limits }, applicationName)
+    return layerPgPool(plan.config, "PgClient: Failed to connect", plan.prepared, plan.pooled)
+  }))
+
+/** How erp opens a pool on `url` under `settings`: the sessions' settings, prepared statements, or a pooler's sessions. */
+export const poolPlan = (url: string, settings: StoreLimits, applicationName: string) => {
+  const session: SessionSettings = {
+    statement_timeout: settings.statementTimeoutMs,
+    idle_in_transaction_session_timeout: settings.statementTimeoutMs * 2,
+    jit: "off"
+  }
+  const pooled = settings.pooler === "transaction"
+  return {
+    config: {
       connectionString: url,
       max: settings.poolSize,
       connectionTimeoutMillis: settings.poolWaitMs,
@@ -81,8 +87,11 @@ export const layerPostgres = (url: string, limits: Partial<StoreLimits> = {}, ap
       ...(pooled
         ? {}
         : { statement_timeout: session.statement_timeout, idle_in_transaction_session_timeout: session.idle_in_transaction_session_timeout, options: `-c jit=${session.jit}` })
-    }, "PgClient: Failed to connect", !pooled && settings.preparedStatements > 0 ? { most: settings.preparedStatements, after: 2 } : undefined, pooled ? session : undefined)
-  }))
+    },
+    prepared: !pooled && settings.preparedStatements > 0 ? { most: settings.preparedStatements, after: 2 } : undefined,
+    pooled: pooled ? session : undefined
+  }
+}
 
 const settingsText = (session: SessionSettings, set: string): string =>
   Object.entries(session).map(([name, value]) => `${set} ${name} = ${typeof value === "number" ? value : `'${value}'`}`).join("; ")
@@ -217,23 +226,33 @@ export const layerPgPool = (
 ): Layer.Layer<SqlClient.SqlClient | StatementRunner, unknown> =>
   Layer.effectContext(
     Effect.gen(function* () {
-      const pool = yield* Effect.acquireRelease(
-        Effect.tryPromise({
-          try: async () => {
-            const pool = new pg.Pool({ ...config, types: { getTypeParser } })
-            // A connection that dies while idle is dropped by the pool; without a listener Node would throw.
-            pool.on("error", () => undefined)
-            await pool.query("SELECT 1").catch(async (error) => {
-              await pool.end().catch(() => undefined)
-              throw error
-            })
-            return pool
-          },
-          catch: (cause) => connectionFailure(cause, failure)
-        }),
-        (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1_000))
-      )
+      const pool = yield* acquirePgPool(config, failure)
       const client = yield* makePoolClient(pool, databaseOf(config), pooled)
       return Context.make(SqlClient.SqlClient, client).pipe(Context.add(StatementRunner, poolRunner(pool, prepared, pooled?.statement_timeout)))
     })
   ).pipe(Layer.provide(Reactivity.layer))
+
+/**
+ * A node-postgres pool with our value parsing, ended with the scope. With `probe`, the pool answers
+ * one `SELECT 1` first (a store that cannot be reached fails with `failure` as its message);
+ * without it the pool connects at its first statement.
+ */
+export const acquirePgPool = (config: pg.PoolConfig, failure: string, probe = true): Effect.Effect<pg.Pool, SqlError, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.tryPromise({
+      try: async () => {
+        const pool = new pg.Pool({ ...config, types: { getTypeParser } })
+        // A connection that dies while idle is dropped by the pool; without a listener Node would throw.
+        pool.on("error", () => undefined)
+        if (probe) {
+          await pool.query("SELECT 1").catch(async (error) => {
+            await pool.end().catch(() => undefined)
+            throw error
+          })
+        }
+        return pool
+      },
+      catch: (cause) => connectionFailure(cause, failure)
+    }),
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption(1_000))
+  )
