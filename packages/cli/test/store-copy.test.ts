@@ -57,3 +57,18 @@ describe.skipIf(!base)("erp store copy --to postgres://", () => {
     expect(again.stderr).toContain("not empty")
   })
 })
+
+describe("erp store citus-script", () => {
+  it("prints the statement placing each table, tenants' tables by tenant_id", async () => {
+    const dir = testDataDir()
+    try {
+      const printed = await erp(["--data-dir", dir, "store", "citus-script"])
+      expect(printed.code).toBe(0)
+      expect(printed.stdout).toContain("SELECT create_reference_table('tenants');")
+      expect(printed.stdout).toContain("SELECT create_distributed_table('sales_orders', 'tenant_id', colocate_with => 'customers');")
+      expect(printed.stdout).toContain("SELECT create_distributed_table('mcp_sessions', 'id_hash', colocate_with => 'none');")
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,8 +1,8 @@
-import { migrate, seedCatalogsAndRecord } from "@erp/core"
+import { migrate, readDistributionPlan, seedCatalogsAndRecord } from "@erp/core"
 import { type Command } from "commander"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { printJson, runWithCore, storeDescription, type StoreFlags } from "../runtime.js"
+import { CliFailure, printJson, runWithCore, storeDescription, type StoreFlags } from "../runtime.js"
 import { registerSeedDemo } from "./seed-demo.js"
 import { registerStoreCopy } from "./store-copy.js"
 
@@ -41,5 +41,14 @@ export const registerStore = (program: Command) => {
       else for (const [table, count] of Object.entries(counts)) process.stdout.write(`${table}: ${count}\n`)
     })
   registerSeedDemo(seed)
-  registerStoreCopy(program.command("store").description("Move the store"))
+  const store = program.command("store").description("Move the store, or shard it by tenant")
+  registerStoreCopy(store)
+  store
+    .command("citus-script")
+    .description("Print the SQL that places every table on Citus (sharded by tenant); fails if a table breaks the rules it needs")
+    .action(async (_options: unknown, command: Command) => {
+      const plan = await runWithCore(command.optsWithGlobals<StoreFlags>(), readDistributionPlan())
+      if (plan.violations.length > 0) throw new CliFailure(`The schema cannot be sharded by tenant:\n${plan.violations.map((line) => `  ${line}`).join("\n")}`)
+      process.stdout.write(plan.script)
+    })
 }

@@ -15,6 +15,7 @@ import integratorSafety from "./migrations/0012_integrator_safety.js"
 import panelOAuth from "./migrations/0013_panel_oauth.js"
 import purchaseItemDescription from "./migrations/0014_purchase_item_description.js"
 import fairWebhookClaims from "./migrations/0015_fair_webhook_claims.js"
+import shardingReady from "./migrations/0016_sharding_ready.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -32,7 +33,8 @@ export const migrations = {
   "0012_integrator_safety": integratorSafety,
   "0013_panel_oauth": panelOAuth,
   "0014_purchase_item_description": purchaseItemDescription,
-  "0015_fair_webhook_claims": fairWebhookClaims
+  "0015_fair_webhook_claims": fairWebhookClaims,
+  "0016_sharding_ready": shardingReady
 }
 
 const run = Migrator.make({})

@@ -253,6 +253,7 @@ export const layerTenancy = Layer.effect(
           const { publicId, secret, token } = newApiKeyToken()
           const id = yield* sql.withTransaction(
             Effect.gen(function* () {
+              yield* sql`INSERT INTO api_key_ids (public_id, tenant_id) VALUES (${publicId}, ${tenant.id}::uuid)`
               const rows = yield* sql<{ id: string }>`INSERT INTO api_keys (tenant_id, public_id, secret_hash, name, description, expires_at, created_by_user_id, rate_limit_per_minute)
                 VALUES (${tenant.id}::uuid, ${publicId}, ${hashSecret(secret)}, ${input.name.trim()}, ${input.description ?? null},
                   ${input.expiresAt ?? null}::date, ${input.createdByUserId ?? null}::uuid, ${input.rateLimitPerMinute ?? null}::int) RETURNING id`
@@ -291,7 +292,8 @@ export const layerTenancy = Layer.effect(
           const rows = yield* sql<KeyRow & { secret_hash: string; country_code: string }>`SELECT k.id, k.tenant_id, k.public_id, k.name,
               k.description, k.expires_at, k.last_used_at, k.created_at, k.deleted_at, k.secret_hash, t.country_code,
               coalesce(k.rate_limit_per_minute, t.rate_limit_per_minute) AS rate_limit_per_minute, ${sql.literal(PERMISSIONS_OF_KEY)}
-            FROM api_keys k JOIN tenants t ON t.id = k.tenant_id WHERE k.public_id = ${parts.publicId}`.pipe(Effect.orDie)
+            FROM api_key_ids l JOIN api_keys k ON k.tenant_id = l.tenant_id AND k.public_id = l.public_id JOIN tenants t ON t.id = k.tenant_id
+            WHERE l.public_id = ${parts.publicId}`.pipe(Effect.orDie)
           const key = rows[0]
           // Hash comparison runs even for unknown ids so timing does not tell which public ids exist.
           const matches = sameHash(key?.secret_hash ?? hashSecret("absent"), hashSecret(parts.secret))
