@@ -81,9 +81,9 @@ export const startPostgresPair = async ({ settings = [] } = {}) => {
     "max_wal_senders = 5",
     "hot_standby = on",
     "hot_standby_feedback = on",
-    // Throwaway clusters: durability buys nothing here.
+    // Throwaway clusters: durability buys nothing here. Commits still write their WAL at once
+    // (synchronous_commit stays on), so the standby receives each write as a real one would.
     "fsync = off",
-    "synchronous_commit = off",
     "full_page_writes = off",
     "max_connections = 200",
     ...settings

@@ -148,26 +148,68 @@ export const layerReadReplicas = (settings: ReplicaSettings, limits: StoreLimits
           Effect.catch((error: SqlError) => isReplicaTrouble(error) ? Effect.andThen(setAside(replica, error.message), primaryRead) : Effect.fail(error))
         )
 
-      /** Asks the ready replicas how far they have replayed, until one holds `position` or `waitMs` has passed. */
-      const waitFor = (position: bigint) =>
-        Effect.gen(function* () {
-          const deadline = Date.now() + settings.waitMs
-          let pause = 1
-          while (Date.now() < deadline) {
-            yield* Effect.forEach(replicas.filter((replica) => replica.state === "ready"), (replica) =>
-              replica.run("SELECT pg_last_wal_replay_lsn()::text AS replayed", []).pipe(
-                Effect.map((rows) => {
-                  const replayed = rows[0]?.replayed
-                  if (typeof replayed === "string") replica.replayed = lsnValue(replayed)
-                }),
-                Effect.catch((error: SqlError) => setAside(replica, error.message))
-              ), { discard: true, concurrency: "unbounded" })
-            const found = holding(position)
-            if (found) return Option.some(found)
-            yield* Effect.sleep(Duration.millis(Math.min(pause, Math.max(0, deadline - Date.now()))))
-            pause = Math.min(pause * 2, 20)
+      /** A read waiting for a replica to replay its reader's last write. */
+      interface Waiter {
+        readonly position: bigint
+        readonly done: (replica: Replica | undefined) => void
+      }
+      const waiters = new Set<Waiter>()
+      let wake: (() => void) | undefined
+
+      const askReplayed = Effect.forEach(replicas.filter((replica) => replica.state === "ready"), (replica) =>
+        replica.run("SELECT pg_last_wal_replay_lsn()::text AS replayed", []).pipe(
+          Effect.map((rows) => {
+            const replayed = rows[0]?.replayed
+            if (typeof replayed === "string") replica.replayed = lsnValue(replayed)
+          }),
+          Effect.catch((error: SqlError) => setAside(replica, error.message))
+        ), { discard: true, concurrency: "unbounded" })
+
+      /**
+       * One watcher for every waiting read: while any waits, it asks the replicas how far they have
+       * replayed every few milliseconds (a statement per replica, however many reads wait) and
+       * lets each read go once a replica holds its reader's write.
+       */
+      const watch = Effect.gen(function* () {
+        while (true) {
+          if (waiters.size === 0) {
+            yield* Effect.callback<void>((resume) => {
+              wake = () => resume(Effect.void)
+              return Effect.sync(() => {
+                wake = undefined
+              })
+            })
           }
-          return Option.none<Replica>()
+          wake = undefined
+          yield* askReplayed
+          for (const waiter of waiters) {
+            const replica = holding(waiter.position)
+            if (replica && waiters.delete(waiter)) waiter.done(replica)
+          }
+          if (waiters.size > 0) yield* Effect.sleep(Duration.millis(2))
+        }
+      })
+      yield* Effect.forkScoped(watch)
+
+      /** A replica that holds `position` once the watcher finds one, or none after `waitMs`. */
+      const waitFor = (position: bigint) =>
+        Effect.callback<Option.Option<Replica>>((resume) => {
+          const timer = setTimeout(() => {
+            if (waiters.delete(waiter)) waiter.done(undefined)
+          }, settings.waitMs)
+          const waiter: Waiter = {
+            position,
+            done: (replica) => {
+              clearTimeout(timer)
+              resume(Effect.succeed(Option.fromNullishOr(replica)))
+            }
+          }
+          waiters.add(waiter)
+          wake?.()
+          return Effect.sync(() => {
+            clearTimeout(timer)
+            waiters.delete(waiter)
+          })
         })
 
       const router: ReplicaRouterShape = {
