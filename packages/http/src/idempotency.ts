@@ -1,4 +1,4 @@
-import { canonicalJson, IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotencyKeys, type Principal, type StoredResponse } from "@erp/core"
+import { canonicalJson, IDEMPOTENCY_KEY_MAX_LENGTH, type IdempotencyKeys, IdempotentWrite, type Principal, type StoredResponse } from "@erp/core"
 import { Cause, Effect, Exit, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { createHash } from "node:crypto"
@@ -45,7 +45,8 @@ const replay = (stored: StoredResponse) => {
  * answer, success or 4xx, is kept 24 hours per tenant and key; the same request again gets
  * it back with `Idempotent-Replayed: true`; another request with the key is 422
  * `IDEMPOTENCY_KEY_REUSED`; the same one while the first still runs is 409
- * `IDEMPOTENCY_KEY_IN_USE`. A 5xx, a 429 or a crash keeps nothing, so a retry runs again.
+ * `IDEMPOTENCY_KEY_IN_USE`. A 5xx, a 429 or a crash keeps nothing, so a retry runs again, unless
+ * the write had committed: then 409 `IDEMPOTENCY_KEY_COMMITTED` names the record it wrote.
  * Without the header the request simply runs.
  */
 export const idempotent = <R>(
@@ -80,13 +81,20 @@ const runOnce = <R>(
         return yield* Effect.fail(apiError(422, "This Idempotency-Key was already used for another request (method, path or body differ); use a new key for a new request", "IDEMPOTENCY_KEY_REUSED"))
       case "in_use":
         return yield* Effect.fail(apiError(409, "A request with this Idempotency-Key is still running; retry once it has finished to get its answer", "IDEMPOTENCY_KEY_IN_USE"))
+      case "committed":
+        return yield* Effect.fail(apiError(
+          409,
+          `The request with this Idempotency-Key was carried out, but its answer was lost when the host stopped; read ${claim.record ? `${claim.record.resource}/${claim.record.id}` : "the record"} to see the result, and do not send it again with a new key`,
+          "IDEMPOTENCY_KEY_COMMITTED"
+        ))
     }
     const keep = (response: HttpServerResponse.HttpServerResponse) => {
       const kept = keptOf(response)
       return kept ? keys.complete(tenantId, key, fingerprint, kept) : keys.release(tenantId, key, fingerprint)
     }
-    // Interrupted, died or failed past 4xx: the key is given up, so the retry runs the request.
-    return yield* run.pipe(
+    // Interrupted, died or failed past 4xx: the key is given up, so the retry runs the request,
+    // unless its write had committed (the unit of work marks the key in the write's transaction).
+    return yield* Effect.provideService(run, IdempotentWrite, { tenantId, key, fingerprint }).pipe(
       Effect.onExit((exit) =>
         Exit.match(exit, {
           onSuccess: keep,

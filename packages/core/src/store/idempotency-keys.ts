@@ -8,6 +8,9 @@ interface KeyRow {
   readonly status_code: number | null
   readonly response_headers: Readonly<Record<string, string>> | string | null
   readonly response_body: string | null
+  readonly committed: boolean
+  readonly committed_resource: string | null
+  readonly committed_id: string | null
 }
 
 /** A claim that found the row gone (its request failed and released it) tries again; past this, the caller hears "in use". */
@@ -15,7 +18,7 @@ const CLAIM_ATTEMPTS = 3
 
 /**
  * Idempotency keys in `idempotency_keys`. A claim is one upsert: a new key, an expired one,
- * or one whose request was abandoned (lease over, same request) is taken; any other
+ * or one whose request was abandoned before its write committed (lease over, same request) is taken; any other
  * existing row is read back and says replay, reused or in use. Concurrent claims of one
  * key serialise on its primary key, so exactly one of them runs the request.
  *
@@ -36,17 +39,22 @@ export const layerIdempotencyKeysSql = Layer.effect(
       sql<{ taken: number }>`INSERT INTO idempotency_keys AS k (tenant_id, key, fingerprint, locked_until, expires_at)
         VALUES (${tenantId}::uuid, ${key}, ${fingerprint}, now() + ${lease}::interval, now() + ${retention}::interval)
         ON CONFLICT (tenant_id, key) DO UPDATE SET fingerprint = excluded.fingerprint, status_code = NULL, response_headers = NULL,
-          response_body = NULL, locked_until = excluded.locked_until, created_at = now(), expires_at = excluded.expires_at
-        WHERE k.expires_at <= now() OR (k.status_code IS NULL AND k.locked_until <= now() AND k.fingerprint = excluded.fingerprint)
+          response_body = NULL, locked_until = excluded.locked_until, created_at = now(), expires_at = excluded.expires_at,
+          committed_at = NULL, committed_resource = NULL, committed_id = NULL
+        WHERE k.expires_at <= now() OR (k.status_code IS NULL AND k.committed_at IS NULL AND k.locked_until <= now() AND k.fingerprint = excluded.fingerprint)
         RETURNING 1 AS taken`.pipe(Effect.map((rows) => rows.length > 0))
 
     const existing = (tenantId: string, key: string) =>
-      sql<KeyRow>`SELECT fingerprint, status_code, response_headers, response_body FROM idempotency_keys
+      sql<KeyRow>`SELECT fingerprint, status_code, response_headers, response_body, committed_at IS NOT NULL AS committed, committed_resource, committed_id FROM idempotency_keys
         WHERE tenant_id = ${tenantId}::uuid AND key = ${key} AND expires_at > now()`.pipe(Effect.map((rows) => rows[0]))
 
     const verdict = (row: KeyRow, tenantId: string, key: string, fingerprint: string): Effect.Effect<IdempotencyClaim, SecretUnreadable> => {
       if (row.fingerprint !== fingerprint) return Effect.succeed({ kind: "reused" })
       const status = row.status_code
+      if (status === null && row.committed) {
+        const record = row.committed_resource !== null && row.committed_id !== null ? { resource: row.committed_resource, id: row.committed_id } : undefined
+        return Effect.succeed({ kind: "committed", record })
+      }
       if (status === null) return Effect.succeed({ kind: "in_use" })
       const headers = typeof row.response_headers === "string" ? JSON.parse(row.response_headers) as Record<string, string> : row.response_headers ?? {}
       const body = row.response_body === null ? Effect.succeed(null) : box.open(row.response_body, context(tenantId, key))
@@ -71,7 +79,7 @@ export const layerIdempotencyKeysSql = Layer.effect(
           WHERE tenant_id = ${tenantId}::uuid AND key = ${key} AND fingerprint = ${fingerprint}`.pipe(Effect.asVoid, Effect.orDie),
       release: (tenantId, key, fingerprint) =>
         sql`DELETE FROM idempotency_keys WHERE tenant_id = ${tenantId}::uuid AND key = ${key} AND fingerprint = ${fingerprint}
-          AND status_code IS NULL`.pipe(Effect.asVoid, Effect.orDie)
+          AND status_code IS NULL AND committed_at IS NULL`.pipe(Effect.asVoid, Effect.orDie)
     })
   })
 )

@@ -16,6 +16,7 @@ import panelOAuth from "./migrations/0013_panel_oauth.js"
 import purchaseItemDescription from "./migrations/0014_purchase_item_description.js"
 import fairWebhookClaims from "./migrations/0015_fair_webhook_claims.js"
 import shardingReady from "./migrations/0016_sharding_ready.js"
+import idempotentCommits from "./migrations/0017_idempotent_commits.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -34,7 +35,8 @@ export const migrations = {
   "0013_panel_oauth": panelOAuth,
   "0014_purchase_item_description": purchaseItemDescription,
   "0015_fair_webhook_claims": fairWebhookClaims,
-  "0016_sharding_ready": shardingReady
+  "0016_sharding_ready": shardingReady,
+  "0017_idempotent_commits": idempotentCommits
 }
 
 const run = Migrator.make({})
