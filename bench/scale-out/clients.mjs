@@ -41,33 +41,42 @@ export const request = (url, { method = "GET", headers = {}, body, localAddress,
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/** What an attempt that is sent again answered: its status, where from, and the start of its body. */
+const failedAttempt = (answer) => ({
+  status: answer.status,
+  // The hosts name every answer with x-request-id; HAProxy's own answers (503: no host could take it) carry none.
+  from: answer.status === 0 ? "no answer" : answer.headers?.["x-request-id"] ? "a host" : "HAProxy",
+  text: (answer.text ?? answer.error?.message ?? "").replace(/\s+/g, " ").slice(0, 160)
+})
+
 /**
  * A write as a careful integrator sends it: one `Idempotency-Key`, sent again while no answer
- * came or the answer was a 5xx (a host killed under it, the store busy). Answers the last answer.
+ * came or the answer was a 5xx (a host killed under it, the store busy) or 409 (the key's first
+ * attempt still running; not once it says the write committed). Answers the last answer, with the
+ * attempts and what the failed ones said.
  */
-export const writeWithRetries = async (url, method, token, body) => {
-  const key = randomUUID()
-  let answer
-  let attempt = 0
-  for (; attempt < 8; attempt++) {
-    answer = await request(url, { method, headers: { authorization: `Bearer ${token}`, "idempotency-key": key }, body })
-    // 409: the first attempt is still running on a host; its answer is kept for the key.
-    if (answer.status !== 0 && answer.status < 500 && answer.status !== 409) break
-    await sleep(100 * (attempt + 1))
+export const writeWithRetries = async (url, method, token, body, key = randomUUID()) => {
+  const failedAttempts = []
+  for (let attempt = 1; ; attempt++) {
+    const answer = await request(url, { method, headers: { authorization: `Bearer ${token}`, "idempotency-key": key }, body })
+    // 409 IDEMPOTENCY_KEY_COMMITTED is final: the write ran, its answer was lost with its host.
+    const again = answer.status === 0 || answer.status >= 500 || (answer.status === 409 && answer.json?.code !== "IDEMPOTENCY_KEY_COMMITTED")
+    if (!again || attempt === 8) return { ...answer, attempts: attempt, failedAttempts }
+    failedAttempts.push(failedAttempt(answer))
+    await sleep(100 * attempt)
   }
-  return { ...answer, attempts: Math.min(attempt + 1, 8) }
 }
 
 /** A read, sent again (at most three times) after no answer or a 5xx, as any client does when a host dies under it. */
 export const readWithRetries = async (url, token) => {
-  let answer
-  let attempt = 0
-  for (; attempt < 3; attempt++) {
-    answer = await request(url, { headers: { authorization: `Bearer ${token}` } })
-    if (answer.status !== 0 && answer.status < 500) break
-    await sleep(100 * (attempt + 1))
+  const failedAttempts = []
+  for (let attempt = 1; ; attempt++) {
+    const answer = await request(url, { headers: { authorization: `Bearer ${token}` } })
+    const again = answer.status === 0 || answer.status >= 500
+    if (!again || attempt === 3) return { ...answer, attempts: attempt, failedAttempts }
+    failedAttempts.push(failedAttempt(answer))
+    await sleep(100 * attempt)
   }
-  return { ...answer, attempts: Math.min(attempt + 1, 3) }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -76,23 +85,39 @@ export const readWithRetries = async (url, token) => {
 
 const MCP_HEADERS = { accept: "application/json, text/event-stream", "content-type": "application/json", "mcp-protocol-version": "2025-06-18" }
 
-/** A session opened on `hosts[0]`, a tool called on each other host with its id, ended on the last. Answers the failures, by step. */
-export const mcpAcrossHosts = async (hosts, token, tenantId) => {
-  const failures = []
-  const call = (host, body, sessionId) =>
-    request(`${host.url}/`, { method: "POST", headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, ...(sessionId ? { "mcp-session-id": sessionId } : {}) }, body })
-  const opened = await call(hosts[0], { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "scale-out bench", version: "1" } } })
+const mcpPost = (host, token, body, sessionId) =>
+  request(`${host.url}/`, { method: "POST", headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, ...(sessionId ? { "mcp-session-id": sessionId } : {}) }, body })
+
+/** `initialize` on `host`: answers `{ sessionId }`, or `{ failures }`. */
+export const mcpOpen = async (host, token) => {
+  const opened = await mcpPost(host, token, { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "scale-out bench", version: "1" } } })
   const sessionId = opened.headers?.["mcp-session-id"]
-  if (opened.status !== 200 || !sessionId) return [`initialize on ${hosts[0].port}: ${opened.status} ${opened.text ?? opened.error}`]
-  const initialized = await call(hosts[1 % hosts.length], { jsonrpc: "2.0", method: "notifications/initialized" }, sessionId)
-  if (initialized.status !== 202) failures.push(`initialized on ${hosts[1 % hosts.length].port}: ${initialized.status}`)
-  for (const [index, host] of hosts.entries()) {
-    const listed = await call(host, { jsonrpc: "2.0", id: 10 + index, method: "tools/call", params: { name: "list_sales_orders", arguments: { tenant_id: tenantId, limit: 5 } } }, sessionId)
-    if (listed.status !== 200 || listed.json?.result?.isError || !listed.json?.result) failures.push(`tools/call on ${host.port}: ${listed.status} ${listed.text?.slice(0, 200) ?? listed.error}`)
+  return opened.status === 200 && sessionId ? { sessionId } : { failures: [`initialize on ${host.port}: ${opened.status} ${opened.text?.slice(0, 200) ?? opened.error}`] }
+}
+
+/**
+ * The rest of a session, each step on the next of `hosts`: `notifications/initialized`, a
+ * `tools/call` per host, then `DELETE`. Answers the failures.
+ */
+export const mcpContinue = async (hosts, token, tenantId, sessionId) => {
+  const failures = []
+  const on = (step) => hosts[step % hosts.length]
+  const initialized = await mcpPost(on(0), token, { jsonrpc: "2.0", method: "notifications/initialized" }, sessionId)
+  if (initialized.status !== 202) failures.push(`initialized on ${on(0).port}: ${initialized.status}`)
+  for (let step = 1; step <= hosts.length; step++) {
+    const listed = await mcpPost(on(step), token, { jsonrpc: "2.0", id: 10 + step, method: "tools/call", params: { name: "list_sales_orders", arguments: { tenant_id: tenantId, limit: 5 } } }, sessionId)
+    if (listed.status !== 200 || listed.json?.result?.isError || !listed.json?.result) failures.push(`tools/call on ${on(step).port}: ${listed.status} ${listed.text?.slice(0, 200) ?? listed.error}`)
   }
-  const ended = await request(`${hosts[hosts.length - 1].url}/`, { method: "DELETE", headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, "mcp-session-id": sessionId } })
-  if (ended.status !== 204) failures.push(`DELETE on ${hosts[hosts.length - 1].port}: ${ended.status}`)
+  const last = on(hosts.length + 1)
+  const ended = await request(`${last.url}/`, { method: "DELETE", headers: { ...MCP_HEADERS, authorization: `Bearer ${token}`, "mcp-session-id": sessionId } })
+  if (ended.status !== 204) failures.push(`DELETE on ${last.port}: ${ended.status}`)
   return failures
+}
+
+/** A session opened on `hosts[0]` and continued on each of the others: answers the failures. */
+export const mcpAcrossHosts = async (hosts, token, tenantId) => {
+  const opened = await mcpOpen(hosts[0], token)
+  return opened.failures ?? await mcpContinue([...hosts.slice(1), hosts[0]], token, tenantId, opened.sessionId)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -133,10 +158,10 @@ const browser = () => {
 }
 
 /**
- * Authorize on one host, sign in on the next, consent on the next, exchange the code on the next
- * and refresh on the next: each step finds what the last one stored. Answers the failures.
+ * The browser's part, a step on each host in turn: the authorize page, the sign-in, the consent
+ * page, the consent. Answers `{ code, verifier }`, or `{ failures }`.
  */
-export const oauthAcrossHosts = async (hosts, { clientId, secret, redirectUri, email, password }, apiUrl) => {
+export const oauthCode = async (hosts, { clientId, redirectUri, email, password }) => {
   const at = (step) => hosts[step % hosts.length].url
   const agent = browser()
   const verifier = randomBytes(32).toString("base64url")
@@ -144,22 +169,34 @@ export const oauthAcrossHosts = async (hosts, { clientId, secret, redirectUri, e
   const state = randomUUID()
   const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, scope: "sales-orders:read", state, code_challenge: challenge, code_challenge_method: "S256" })
   const page = await agent.get(`${at(0)}/oauth/authorize?${query}`)
-  if (page.status !== 200) return [`authorize page: ${page.status} ${page.text?.slice(0, 200) ?? page.error}`]
+  if (page.status !== 200) return { failures: [`authorize page on ${at(0)}: ${page.status} ${page.text?.slice(0, 200) ?? page.error}`] }
   const signIn = await agent.post(`${at(1)}/oauth/authorize`, { ...hiddenFields(page.text), email, password })
-  if (signIn.status !== 303) return [`sign-in on ${at(1)} at ${new Date().toISOString()}: ${signIn.status} ${signIn.text?.slice(0, 200) ?? signIn.error}`]
+  if (signIn.status !== 303) return { failures: [`sign-in on ${at(1)}: ${signIn.status} ${signIn.text?.slice(0, 200) ?? signIn.error}`] }
   const back = new URL(signIn.headers.location, at(1))
   const consentPage = await agent.get(`${at(2)}${back.pathname}${back.search}`)
-  if (consentPage.status !== 200) return [`consent page: ${consentPage.status} ${consentPage.text?.slice(0, 200) ?? consentPage.error}`]
+  if (consentPage.status !== 200) return { failures: [`consent page on ${at(2)}: ${consentPage.status} ${consentPage.text?.slice(0, 200) ?? consentPage.error}`] }
   const consent = await agent.post(`${at(3)}/oauth/authorize`, { ...hiddenFields(consentPage.text), decision: "allow" })
   const redirect = consent.headers?.location ? new URL(consent.headers.location, at(3)) : undefined
   const code = redirect?.searchParams.get("code")
-  if (consent.status !== 303 || !code || redirect.searchParams.get("state") !== state) return [`consent: ${consent.status} ${consent.headers?.location ?? consent.text?.slice(0, 200)}`]
+  if (consent.status !== 303 || !code || redirect.searchParams.get("state") !== state) return { failures: [`consent on ${at(3)}: ${consent.status} ${consent.headers?.location ?? consent.text?.slice(0, 200)}`] }
+  return { code, verifier }
+}
+
+/** The app's part: the code exchanged on `hosts[0]`, the refresh on `hosts[1]`, the new access token used through `apiUrl`. Answers the failures. */
+export const oauthTokens = async (hosts, { clientId, secret, redirectUri }, { code, verifier }, apiUrl) => {
+  const at = (step) => hosts[step % hosts.length].url
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString("base64")}`
   const token = (step, form) => request(`${at(step)}/oauth/token`, { method: "POST", headers: { authorization: basic, "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form).toString() })
-  const exchanged = await token(4, { grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier })
-  if (exchanged.status !== 200) return [`code exchange: ${exchanged.status} ${exchanged.text?.slice(0, 200)}`]
-  const refreshed = await token(5, { grant_type: "refresh_token", refresh_token: exchanged.json.refresh_token })
-  if (refreshed.status !== 200) return [`refresh: ${refreshed.status} ${refreshed.text?.slice(0, 200)}`]
+  const exchanged = await token(0, { grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: verifier })
+  if (exchanged.status !== 200) return [`code exchange on ${at(0)}: ${exchanged.status} ${exchanged.text?.slice(0, 200) ?? exchanged.error}`]
+  const refreshed = await token(1, { grant_type: "refresh_token", refresh_token: exchanged.json.refresh_token })
+  if (refreshed.status !== 200) return [`refresh on ${at(1)}: ${refreshed.status} ${refreshed.text?.slice(0, 200) ?? refreshed.error}`]
   const used = await request(`${apiUrl}/sales-orders?limit=1`, { headers: { authorization: `Bearer ${refreshed.json.access_token}` } })
   return used.status === 200 ? [] : [`the refreshed token's read: ${used.status} ${used.text?.slice(0, 200)}`]
+}
+
+/** Each step of the flow on the next host: authorize, sign-in, consent page, consent, code exchange, refresh. Answers the failures. */
+export const oauthAcrossHosts = async (hosts, client, apiUrl) => {
+  const got = await oauthCode(hosts, client)
+  return got.failures ?? await oauthTokens([hosts[4 % hosts.length], hosts[5 % hosts.length]], client, got, apiUrl)
 }
