@@ -71,4 +71,22 @@ describe("erp store citus-script", () => {
       fs.rmSync(dir, { recursive: true, force: true })
     }
   })
+
+  it("prints no script, and exits 1 naming the table, when a table breaks a rule", async () => {
+    const dir = testDataDir()
+    try {
+      const store = ManagedRuntime.make(layerStore({ kind: "pglite", dataDir: dir }))
+      try {
+        await store.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`CREATE TABLE unplaced_notes (id uuid PRIMARY KEY)`)))
+      } finally {
+        await store.dispose()
+      }
+      const refused = await erp(["--data-dir", dir, "store", "citus-script"])
+      expect(refused.code).toBe(1)
+      expect(refused.stdout).toBe("")
+      expect(refused.stderr).toContain("unplaced_notes has no tenant_id")
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  })
 })

@@ -36,21 +36,31 @@ describe.each(storeKinds)("the schema sharded by tenant, on %s", (kind) => {
     const broken = Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       yield* sql.unsafe(`
-        CREATE TABLE t_unique (tenant_id uuid NOT NULL REFERENCES tenants (id), id uuid, code text, PRIMARY KEY (tenant_id, id), CONSTRAINT t_unique_code UNIQUE (code));
+        CREATE TABLE t_unique (tenant_id uuid NOT NULL REFERENCES tenants (id), id uuid, code text, PRIMARY KEY (tenant_id, id), CONSTRAINT t_unique_code UNIQUE (code),
+          CONSTRAINT t_unique_exclusion EXCLUDE USING btree (code WITH =));
         CREATE UNIQUE INDEX t_unique_lower ON t_unique (tenant_id, lower(code));
         CREATE UNIQUE INDEX t_unique_expression ON t_unique (lower(code));
         CREATE TABLE t_unpaired (tenant_id uuid NOT NULL, id uuid, owner uuid, customer_id uuid, PRIMARY KEY (tenant_id, id),
           CONSTRAINT t_unpaired_customer FOREIGN KEY (owner, customer_id) REFERENCES customers (tenant_id, id));
+        CREATE TABLE t_referenced (tenant_id uuid NOT NULL, id uuid, code text, PRIMARY KEY (tenant_id, id));
+        CREATE UNIQUE INDEX t_referenced_code ON t_referenced (code);
+        CREATE TABLE t_referrer (tenant_id uuid NOT NULL, id uuid, code text, PRIMARY KEY (tenant_id, id),
+          CONSTRAINT t_referrer_code FOREIGN KEY (code) REFERENCES t_referenced (code));
+        CREATE TABLE t_actions (tenant_id uuid NOT NULL, id uuid, customer_id uuid, number int GENERATED ALWAYS AS IDENTITY, PRIMARY KEY (tenant_id, id),
+          CONSTRAINT t_actions_customer FOREIGN KEY (tenant_id, customer_id) REFERENCES customers (tenant_id, id) ON DELETE SET NULL (customer_id),
+          CONSTRAINT t_actions_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id) ON UPDATE CASCADE);
         CREATE TABLE t_nullable (tenant_id uuid REFERENCES tenants (id), id uuid, CONSTRAINT t_nullable_key PRIMARY KEY (id));
         CREATE TABLE t_unplaced (id uuid PRIMARY KEY);
         CREATE TABLE t_reference (id uuid PRIMARY KEY, tenant_id uuid NOT NULL, customer_id uuid,
           CONSTRAINT t_reference_customer FOREIGN KEY (tenant_id, customer_id) REFERENCES customers (tenant_id, id));
         CREATE TABLE t_own_key (session text, other text, CONSTRAINT t_own_key_other UNIQUE (other));
+        CREATE TABLE t_keyless (id text PRIMARY KEY);
       `)
       return yield* readDistributionPlan({
         ...GLOBAL_TABLES,
         t_reference: { kind: "reference", why: "a test" },
         t_own_key: { kind: "own-key", column: "session", why: "a test" },
+        t_keyless: { kind: "own-key", column: "session", why: "a test" },
         t_missing: { kind: "reference", why: "a test" }
       })
     })
@@ -59,14 +69,25 @@ describe.each(storeKinds)("the schema sharded by tenant, on %s", (kind) => {
       sql.withTransaction(Effect.flatMap(broken, (plan) => Effect.fail(new RolledBack(plan)))).pipe(Effect.flip)))
     if (!(outcome instanceof RolledBack)) throw outcome
     const { plan } = outcome
+    const refused = "Citus refuses it on the column a table is distributed by"
     expect(plan.violations).toEqual([
       "t_missing is placed in store/distribution.ts but is not a table of the schema",
+      "t_keyless has no column session, the key store/distribution.ts spreads it by",
       "t_nullable.tenant_id may be null: a tenant's table needs it on every row",
+      "t_own_key.session may be null: the key a table is spread by needs a value on every row",
       "t_unplaced has no tenant_id: add one, or place it as a global table in store/distribution.ts",
+      "t_actions.number is an identity column of type integer: Citus places a table's identity column only as a bigint",
+      `t_actions: foreign key t_actions_customer sets tenant_id to null or its default on delete: ${refused}`,
+      `t_actions: foreign key t_actions_tenant changes tenant_id on update: ${refused}`,
+      "t_keyless: primary key t_keyless_pkey does not include session",
       "t_nullable: primary key t_nullable_key does not include tenant_id",
       "t_own_key: unique constraint t_own_key_other does not include session",
       "t_reference: foreign key t_reference_customer refers to customers, which is not a reference table: a global table may refer only to reference tables",
+      // A unique index no constraint of its own table stands on, though a foreign key of another table does.
+      "t_referenced: unique index t_referenced_code does not include tenant_id",
+      "t_referrer: foreign key t_referrer_code refers to t_referenced without pairing tenant_id with tenant_id",
       "t_unique: unique constraint t_unique_code does not include tenant_id",
+      "t_unique: exclusion constraint t_unique_exclusion does not include tenant_id",
       "t_unique: unique index t_unique_expression does not include tenant_id",
       "t_unpaired: foreign key t_unpaired_customer refers to customers without pairing tenant_id with tenant_id",
       "t_unplaced: primary key t_unplaced_pkey does not include tenant_id"
