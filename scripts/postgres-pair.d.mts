@@ -1,6 +1,12 @@
 /** Thrown when this machine cannot make the pair; the message says what is missing. */
 export declare class PairUnavailable extends Error {}
 
+/** Whether this process runs as root, where PostgreSQL and PgBouncer must run as the `postgres` user. */
+export declare const isRoot: () => boolean
+
+/** A TCP port on 127.0.0.1 that nothing listens on now. */
+export declare const freePort: () => Promise<number>
+
 export interface PostgresPair {
   readonly dir: string
   readonly primaryPort: number

@@ -25,9 +25,11 @@ const serverBin = () => {
   return found
 }
 
-const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0
+/** Whether this process runs as root, where PostgreSQL and PgBouncer must run as the `postgres` user. */
+export const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0
 
-const freePort = () =>
+/** A TCP port on 127.0.0.1 that nothing listens on now. */
+export const freePort = () =>
   new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once("error", reject)

@@ -7,21 +7,12 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { freePort, isRoot } from "../../scripts/postgres-pair.mjs"
 import { processTree } from "../proc.mjs"
 
+export { freePort }
+
 const ERP = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../packages/cli/bin/erp.js")
-const isRoot = () => typeof process.getuid === "function" && process.getuid() === 0
-
-export const freePort = () =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address()
-      server.close(() => resolve(port))
-    })
-  })
-
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const waitForPort = async (port, what, ms = 20_000) => {
