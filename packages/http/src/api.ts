@@ -1,7 +1,8 @@
 import { actionParameters, allResources, type AnyResource, pageOf, publicResources, type ResourceAction } from "@erp/core"
-import { Schema } from "effect"
+import { Schema, SchemaAST } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { Authentication } from "./authentication.js"
+import { BodyLimit, RequestBody } from "./request-body.js"
 import { type ApiErrorSchema, BadRequest, Conflict, Forbidden, NotFound, PayloadTooLarge, PreconditionFailed, SERVER_ERRORS, TooManyRequests, UnprocessableEntity } from "./errors.js"
 import { completeDocument } from "./openapi-document.js"
 import { withIntegratorHeaders } from "./openapi-headers.js"
@@ -48,6 +49,17 @@ const RECORD_WRITE_ERRORS = [...READ_ERRORS, Conflict, PreconditionFailed, Paylo
 type Body = Schema.Codec<unknown, unknown>
 
 /**
+ * A JSON body as the builder hands it to its handler: any JSON value, unchanged. The use case
+ * decodes it, once for every transport (aliases renamed, read-only fields refused, 422 with
+ * `details.fields`); the document shows the declared input schema.
+ */
+const jsonBody = (input: Body): Body =>
+  Schema.Any.check(Schema.makeFilter(() => true, {
+    representation: { id: "erp/json-body", payload: null, schemas: [SchemaAST.toEncoded(input.ast)] },
+    toJsonSchema: ({ schemas }) => schemas[0] ?? {}
+  }))
+
+/**
  * One operation of a resource, as the registry declares it: its path parameters (strings,
  * none on a collection), its request body when it takes one, its successes and its errors.
  * The engine reads the query string itself (the list's parameters are documented by a
@@ -64,13 +76,16 @@ const operation = (
     readonly success: Body | ReadonlyArray<Body>
     readonly error: ReadonlyArray<ApiErrorSchema>
   }
-) =>
-  HttpApiEndpoint.make(method)(name, path, {
+) => {
+  const endpoint = HttpApiEndpoint.make(method)(name, path, {
     params: Schema.Struct(options.params),
     payload: options.payload,
     success: options.success,
     error: options.error
   })
+  // Only an operation with a body reads one; the group's `Authentication` wraps this, so a body is read once its credential is let in.
+  return options.payload ? endpoint.middleware(RequestBody) : endpoint
+}
 
 /** A resource's operation, whichever it is (the handlers' view of it). */
 export type ResourceEndpoint = ReturnType<typeof operation>
@@ -121,7 +136,7 @@ const resourceEndpoints = (resource: AnyResource) => {
     endpoints.push(
       operation("POST", "create", `/${resource.name}`, {
         params: {},
-        payload: resource.write.createInput,
+        payload: jsonBody(resource.write.createInput),
         success: resource.write.createGroup ? [created, resource.write.createGroup.pipe(HttpApiSchema.status(201))] : created,
         error: CREATE_ERRORS
       })
@@ -129,7 +144,7 @@ const resourceEndpoints = (resource: AnyResource) => {
         .annotate(OpenApi.Description, `Creates a ${resource.singular} and answers it (201). Fields the server sets (ids, timestamps, totals) are refused (400 \`READ_ONLY_FIELD\`); business rules answer 422 with \`details.fields\`.`),
       operation("PATCH", "update", `/${resource.name}/:id`, {
         params: idFields(resource),
-        payload: resource.write.updateInput,
+        payload: jsonBody(resource.write.updateInput),
         success: resource.record,
         error: RECORD_WRITE_ERRORS
       })
@@ -156,9 +171,10 @@ const actionEndpoint = (resource: AnyResource, action: ResourceAction): Resource
   }
   const payload = action.raw
     ? Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: action.raw.contentType })).annotate({ description: action.raw.description })
-    : action.input
+    : action.input && jsonBody(action.input)
   const success = action.output ? action.output.pipe(HttpApiSchema.status(action.successStatus ?? 200)) : NoContent
-  return operation(action.method, `action_${action.name}`, `${collectionPath(resource)}/:id/${action.path}`, { params, payload, success, error: RECORD_WRITE_ERRORS })
+  const endpoint = operation(action.method, `action_${action.name}`, `${collectionPath(resource)}/:id/${action.path}`, { params, payload, success, error: RECORD_WRITE_ERRORS })
+  return (action.raw ? endpoint.annotate(BodyLimit, action.raw.maxBytes) : endpoint)
     .annotate(OpenApi.Summary, action.summary)
     .annotate(OpenApi.Description, action.description)
 }

@@ -22,6 +22,7 @@ import { NetAddress } from "effect/net"
 import { createServer } from "node:http"
 import { Api, makeApi } from "./api.js"
 import { layerAuthentication } from "./authentication.js"
+import { layerRequestBody } from "./request-body.js"
 import { layerDocsRoutes } from "./docs-page.js"
 import { layerHandlers, makeHandlers } from "./handlers.js"
 import { checkPortFree } from "./listen.js"
@@ -46,7 +47,7 @@ export const makeHttpApiLayer = (registry: ReadonlyArray<AnyResource> = allResou
   const handlers = registry === allResources ? layerHandlers : makeHandlers(api, registry)
   const panel = options.panel === false ? Layer.empty : layerPanelRoutes(registry)
   return Layer.mergeAll(
-    HttpApiBuilder.layer(api).pipe(Layer.provide(handlers), Layer.provide(layerAuthentication)),
+    HttpApiBuilder.layer(api).pipe(Layer.provide(handlers), Layer.provide([layerAuthentication, layerRequestBody])),
     layerOpenApiRoute(api),
     layerDocsRoutes,
     layerOAuthRoutes,

@@ -62,13 +62,3 @@ export const readJsonBody = (request: ApiRequest) =>
       catch: () => apiError(400, "The request body is not valid JSON", "INVALID_JSON")
     })
   })
-
-/** Reads a file body (an OFX statement) as bytes: 413 over `maxBytes`. */
-export const readRawBody = (request: ApiRequest, maxBytes: number) =>
-  Effect.gen(function* () {
-    const bytes = yield* request.body(maxBytes).pipe(
-      Effect.mapError(() => apiError(400, "The request body could not be read", "INVALID_BODY"))
-    )
-    if (bytes === undefined) return yield* Effect.fail(apiError(413, `The request body exceeds ${maxBytes} bytes`, "PAYLOAD_TOO_LARGE"))
-    return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  })

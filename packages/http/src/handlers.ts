@@ -4,7 +4,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiBuilder, type HttpApiEndpoint } from "effect/http-api"
 import type { ApiRequest } from "./api-request.js"
 import { Api, type ErpApi, type ResourceApi, resourceGroup } from "./api.js"
-import { apiRequestOf, readJsonBody, readRawBody } from "./body.js"
+import { apiRequestOf } from "./body.js"
 import { versionsBody } from "./versions.js"
 import { type ApiError, errorBody, InternalServerError, tenantBusy, toApiError } from "./errors.js"
 import { preconditionOf, readResponse, recordResponse } from "./conditional.js"
@@ -42,13 +42,15 @@ const pageResponse = (page: Page<string>) => {
 }
 
 /**
- * One endpoint's handler: the request, its path parameters and the authenticated caller in, the
- * answer out. The caller is an argument: read once from what `Authentication` provides, it is
- * passed down to the engine rather than looked up again by each step.
+ * One endpoint's handler: the request, its path parameters, its body (read by `RequestBody`,
+ * parsed by the builder, decoded by the use case) and the authenticated caller in, the answer
+ * out. The caller is an argument: read once from what `Authentication` provides, it is passed
+ * down to the engine rather than looked up again by each step.
  */
 export type Handler = (request: {
   readonly request: ApiRequest
   readonly path: Readonly<Record<string, string>>
+  readonly payload: unknown
   readonly caller: Principal
 }) => Effect.Effect<HttpServerResponse.HttpServerResponse, ApiError>
 
@@ -94,23 +96,18 @@ export const makeResourceHandlers = (resource: AnyResource) =>
           withCaller(caller, nested ? Effect.andThen(underParent(caller, path, path.id), engine.get(resource, caller, path.id, queryParams(request))) : engine.get(resource, caller, path.id, queryParams(request))),
           (record) => readResponse(request, resource, record)
         ),
-      create: ({ request, caller }) =>
-        Effect.flatMap(readJsonBody(request), (body) =>
-          idempotent(keys, caller, request, body, Effect.map(withCaller(caller, engine.create(resource, caller, body)), (record) => recordResponse(resource, record, 201)))),
-      update: ({ path, request, caller }) =>
-        Effect.gen(function* () {
-          const body = yield* readJsonBody(request)
-          const precondition = yield* preconditionOf(request)
-          return yield* idempotent(keys, caller, request, body, Effect.map(withCaller(caller, engine.update(resource, caller, path.id, body, { precondition })), (record) => recordResponse(resource, record)))
-        }),
+      create: ({ request, payload, caller }) =>
+        idempotent(keys, caller, request, payload, Effect.map(withCaller(caller, engine.create(resource, caller, payload)), (record) => recordResponse(resource, record, 201))),
+      update: ({ path, request, payload, caller }) =>
+        Effect.flatMap(preconditionOf(request), (precondition) =>
+          idempotent(keys, caller, request, payload, Effect.map(withCaller(caller, engine.update(resource, caller, path.id, payload, { precondition })), (record) => recordResponse(resource, record)))),
       remove: ({ path, request, caller }) =>
         Effect.flatMap(preconditionOf(request), (precondition) =>
           Effect.as(withCaller(caller, engine.remove(resource, caller, path.id, { precondition })), HttpServerResponse.empty({ status: 204 })))
     }
     for (const action of resource.actions ?? []) {
-      byName[`action_${action.name}`] = ({ path, request, caller }) =>
+      byName[`action_${action.name}`] = ({ path, request, payload: body, caller }) =>
         Effect.gen(function* () {
-          const body = action.raw ? yield* readRawBody(request, action.raw.maxBytes) : action.input ? yield* readJsonBody(request) : undefined
           const precondition = yield* preconditionOf(request)
           const { id, parentId: _parent, ...params } = path
           const run = Effect.gen(function* () {
@@ -132,29 +129,24 @@ export const makeResourceHandlers = (resource: AnyResource) =>
     return byName
   })
 
-/** What the builder runs for one of a resource's operations: the platform's request, its path parameters, the caller from `Authentication`. */
-type ResourceRoute = HttpApiEndpoint.HandlerRaw<ResourceApi["groups"][string]["endpoints"][string], never, CurrentPrincipal>
+/** What the builder runs for one of a resource's operations: its request, path parameters and payload, the caller from `Authentication`. */
+type ResourceRoute = HttpApiEndpoint.Handler<ResourceApi["groups"][string]["endpoints"][string], never, CurrentPrincipal>
 
 /**
  * The handlers of one declared resource, one per endpoint its declaration gives it, against an
- * API of its group alone (the group the served API has). An operation with a body reads it
- * itself (`handleRaw`): the bounded reader answers 413 and the spec's 400, and the engine
- * decodes it with its own 422s; the others leave nothing for the builder to decode.
+ * API of its group alone (the group the served API has).
  */
 const resourceHandlers = (resource: AnyResource) => {
   const group = resourceGroup(resource)
   const api: ResourceApi = HttpApi.make("erp").add(group)
   return HttpApiBuilder.group(api, resource.name, (handlers) =>
     Effect.map(makeResourceHandlers(resource), (byName) => {
-      const withoutBody: { [name: string]: ResourceRoute } = {}
-      for (const [name, endpoint] of Object.entries(group.endpoints)) {
-        const route: ResourceRoute = ({ request, params }) =>
-          Effect.flatMap(Effect.service(CurrentPrincipal), (caller) => byName[name]({ request: apiRequestOf(request), path: params, caller }))
-        // The builder's handlers are one mutable collection: each registration is kept.
-        if (endpoint.payload.size > 0) handlers.handleRaw(name, route)
-        else withoutBody[name] = route
+      const routes: { [name: string]: ResourceRoute } = {}
+      for (const name of Object.keys(group.endpoints)) {
+        routes[name] = ({ request, params, payload }) =>
+          Effect.flatMap(Effect.service(CurrentPrincipal), (caller) => byName[name]({ request: apiRequestOf(request), path: params, payload, caller }))
       }
-      return handlers.handleAll(withoutBody)
+      return handlers.handleAll(routes)
     })
   )
 }

@@ -60,6 +60,26 @@ describe.each(storeKinds)("host on %s", (kind) => {
     expect(malformed.body.code).toBe("INVALID_JSON")
     const array = await host.request("POST", "/products", { token: tenant.token, body: [1, 2] })
     expect(array.status).toBe(400)
+    for (const blank of ["", "  \n"]) {
+      const empty = await host.request("POST", "/products", { token: tenant.token, body: blank })
+      expect(empty.status).toBe(400)
+      expect(empty.body).toMatchObject({ status_code: 400, code: "INVALID_BODY" })
+    }
+  })
+
+  it("reads a body as JSON whatever Content-Type it is sent with, as curl -d sends it", async () => {
+    const response = await fetch(`${host.url}/products`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${tenant.token}`, "content-type": "application/x-www-form-urlencoded" },
+      body: JSON.stringify({ name: "Sent by curl -d" })
+    })
+    expect(response.status).toBe(201)
+    expect(await response.json()).toMatchObject({ name: "Sent by curl -d" })
+  })
+
+  it("refuses a caller without credentials before reading its body", async () => {
+    const response = await host.request("POST", "/products", { body: { name: "x".repeat(1_100_000) } })
+    expect(response.status).toBe(401)
   })
 
   describe("authentication", () => {
