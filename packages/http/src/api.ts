@@ -8,6 +8,7 @@ import { completeDocument } from "./openapi-document.js"
 import { withIntegratorHeaders } from "./openapi-headers.js"
 import { expandParameters, listParameters, searchParameters, withDeletedParameter } from "./openapi-parameters.js"
 import { VersionsGroup } from "./versions.js"
+import { ReportsGroup } from "./reports-api.js"
 
 /** Path parameters are strings (ids are checked by the engine, which answers the spec's 400 or 404). */
 type PathFields = Record<string, Schema.String>
@@ -219,7 +220,7 @@ export class HealthGroup extends HttpApiGroup.make("health")
 /** A contract over a registry: health, versions, and one group per declared resource. */
 export const makeApi = (registry: ReadonlyArray<AnyResource>) =>
   HttpApi.make("erp")
-    .add(HealthGroup, VersionsGroup, ...publicResources(registry).map(resourceGroup))
+    .add(HealthGroup, VersionsGroup, ...publicResources(registry).map(resourceGroup), ReportsGroup)
     .annotate(OpenApi.Title, "erp Integrations API")
     .annotate(OpenApi.Version, "v1")
     .annotate(OpenApi.Description, "Multi-tenant ERP integrations API. Send `api-version: v1` (the default) to pin the contract.")

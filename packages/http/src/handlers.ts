@@ -10,12 +10,9 @@ import { type ApiError, errorBody, InternalServerError, tenantBusy, toApiError }
 import { preconditionOf, readResponse, recordResponse } from "./conditional.js"
 import { idempotent } from "./idempotency.js"
 import { noteServerFailure } from "./server-errors.js"
+import { queryParams } from "./query-params.js"
+import { reportsHandlers } from "./reports-handlers.js"
 
-/** Query string pairs in order, repeated keys kept. */
-export const queryParams = (request: Pick<ApiRequest, "url">): QueryParams => {
-  const query = request.url.indexOf("?")
-  return query < 0 ? [] : [...new URLSearchParams(request.url.slice(query + 1)).entries()]
-}
 
 const mapDomain = Effect.mapError((error: DomainError) => toApiError(error))
 
@@ -167,7 +164,7 @@ const versionsHandlers = (api: ErpApi) => HttpApiBuilder.group(api, "versions", 
 
 /** Handlers for every group of an API made by `makeApi(registry)`. */
 export const makeHandlers = (api: ErpApi, registry: ReadonlyArray<AnyResource>) =>
-  Layer.mergeAll(healthHandlers(api), versionsHandlers(api), ...publicResources(registry).map(resourceHandlers))
+  Layer.mergeAll(healthHandlers(api), versionsHandlers(api), reportsHandlers, ...publicResources(registry).map(resourceHandlers))
 
 /** Handlers for every group of the API, derived from the registry. */
 export const layerHandlers = makeHandlers(Api, allResources)

@@ -8,6 +8,7 @@ import {
   loadConfig,
   mcpSettings,
   OAuthConfig,
+  Reports,
   ResourceEngine,
   Tenancy
 } from "@erp/core"
@@ -58,7 +59,7 @@ export const layerMcpRoutes = HttpRouter.use((router) =>
     // As provided, else read as the routes are built.
     const providedOrigins = yield* Effect.serviceOption(McpAllowedOrigins)
     const allowed = Option.isSome(providedOrigins) ? providedOrigins.value : yield* loadConfig(mcpSettings.allowedOrigins.config)
-    const services = yield* Effect.context<ResourceEngine | Tenancy | OAuth>()
+    const services = yield* Effect.context<ResourceEngine | Reports | Tenancy | OAuth>()
     // As provided, else read as the routes are built (a host's start): a name that does not exist stops it.
     const providedToolsets = yield* Effect.serviceOption(McpToolsets)
     const toolsets = Option.isSome(providedToolsets) ? providedToolsets.value : yield* configuredToolsets

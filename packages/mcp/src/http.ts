@@ -1,4 +1,4 @@
-import type { Identity, McpSessions, McpToolset, OAuth, ResourceEngine, Tenancy } from "@erp/core"
+import type { Identity, McpSessions, McpToolset, OAuth, Reports, ResourceEngine, Tenancy } from "@erp/core"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js"
 import { Effect } from "effect"
@@ -39,7 +39,7 @@ export interface McpHttpInput {
 
 export interface McpHttpOptions<R> {
   readonly sessions: McpSessions["Service"]
-  readonly run: McpRunner<R | ResourceEngine | Tenancy | OAuth>
+  readonly run: McpRunner<R | ResourceEngine | Reports | Tenancy | OAuth>
   readonly allowedOrigins: ReadonlyArray<string> | "*"
   /** Serve only these toolsets' tools (`ERP_MCP_TOOLSETS`); every tool when absent. */
   readonly toolsets?: ReadonlyArray<McpToolset>

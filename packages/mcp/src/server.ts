@@ -7,6 +7,7 @@ import {
   type McpToolset,
   type OAuth,
   type ResourceEngine,
+  type Reports,
   type Tenancy,
   TenantBusy,
   TenantGate,
@@ -181,7 +182,7 @@ export interface McpServerOptions<R> {
   readonly caller: CallerEffect<R>
   /** Whether tools must name a tenant (a user's session); an API key's tools default to its tenant. */
   readonly choosesTenant: boolean
-  readonly run: McpRunner<R | ResourceEngine | Tenancy | OAuth>
+  readonly run: McpRunner<R | ResourceEngine | Reports | Tenancy | OAuth>
   /** Defaults to every tool derived from the resource registry. */
   readonly tools?: ReadonlyArray<ToolDefinition>
   /** Serve only the tools of these toolsets (and `list_tenants`); every tool when absent. */
@@ -241,7 +242,7 @@ export const makeMcpServer = <R>(options: McpServerOptions<R>): Server => {
       jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator())
     }
   )
-  const run = async (name: string, effect: Effect.Effect<CallToolResult, never, R | ResourceEngine | Tenancy | OAuth>, signal: AbortSignal) => {
+  const run = async (name: string, effect: Effect.Effect<CallToolResult, never, R | ResourceEngine | Reports | Tenancy | OAuth>, signal: AbortSignal) => {
     try {
       return await options.run(effect, { signal })
     } catch (error) {

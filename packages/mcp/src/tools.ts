@@ -14,6 +14,7 @@ import {
   type ResourceAction,
   type Principal,
   type QueryParams,
+  Reports,
   ResourceEngine,
   Tenancy
 } from "@erp/core"
@@ -23,6 +24,7 @@ import { JsonAnswer } from "./json-answer.js"
 import { ANY_OBJECT, inputJsonSchema, type ObjectJsonSchema, outputJsonSchema } from "./json-schema.js"
 import { describeFilterArgument, expandArgument, listArguments, toQueryParams, unsupportedListArguments } from "./list-arguments.js"
 import { describeProperties } from "./property-descriptions.js"
+import { reportTools } from "./report-tools.js"
 
 export type ToolArguments = Readonly<Record<string, unknown>>
 
@@ -39,7 +41,7 @@ export interface ToolDefinition {
   /** The shape of `structuredContent` on success; clients validate it. */
   readonly outputSchema: ObjectJsonSchema
   readonly annotations: ToolAnnotations
-  readonly run: (principal: Principal, args: ToolArguments) => Effect.Effect<unknown, DomainError, ResourceEngine | Tenancy>
+  readonly run: (principal: Principal, args: ToolArguments) => Effect.Effect<unknown, DomainError, ResourceEngine | Reports | Tenancy>
 }
 
 /** A tool as one resource makes it; `resourceTools` names the resource. */
@@ -331,8 +333,8 @@ export const resourceTools = (resource: AnyResource): ReadonlyArray<ToolDefiniti
 let builtIn: ReadonlyArray<ToolDefinition> | undefined
 
 /**
- * Every resource tool, derived from the registry; `list_tenants` is the server's own (it depends on
+ * Every resource tool, derived from the registry, and a tool per report; `list_tenants` is the server's own (it depends on
  * the caller). Made on first use: their JSON Schemas are slow to derive, which a host
  * start or a CLI command that serves no MCP session should not pay.
  */
-export const registryTools = (): ReadonlyArray<ToolDefinition> => (builtIn ??= publicResources(allResources).flatMap(resourceTools))
+export const registryTools = (): ReadonlyArray<ToolDefinition> => (builtIn ??= [...publicResources(allResources).flatMap(resourceTools), ...reportTools()])

@@ -1,4 +1,4 @@
-import { Authenticator, type InvalidRequest, type OAuth, type Principal, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
+import { Authenticator, type InvalidRequest, type OAuth, type Principal, type Reports, type ResourceEngine, type Tenancy, type Unauthenticated } from "@erp/core"
 import { boundCaller, makeMcpServer, type McpCaller, type ToolDefinition } from "@erp/mcp"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js"
@@ -15,14 +15,14 @@ export interface ToolCall {
 
 /** An SDK client talking to a fresh server in memory, as an agent host would over a real transport. */
 export const connectClient = async <R>(
-  runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Tenancy | OAuth, unknown>,
+  runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Reports | Tenancy | OAuth, unknown>,
   principal: Effect.Effect<Principal, Unauthenticated | InvalidRequest, R>,
   tools?: ReadonlyArray<ToolDefinition>
 ) => connectCaller(runtime, Effect.map(principal, boundCaller), false, tools)
 
 /** As `connectClient`, for any caller (a user choosing among tenants). */
 export const connectCaller = async <R>(
-  runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Tenancy | OAuth, unknown>,
+  runtime: ManagedRuntime.ManagedRuntime<R | ResourceEngine | Reports | Tenancy | OAuth, unknown>,
   caller: Effect.Effect<McpCaller, Unauthenticated | InvalidRequest, R>,
   choosesTenant: boolean,
   tools?: ReadonlyArray<ToolDefinition>

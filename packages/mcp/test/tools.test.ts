@@ -1,4 +1,5 @@
 import {
+  allReports,
   webhookEndpoints,
   webhookResources,
   allResources,
@@ -11,6 +12,7 @@ import {
   publicResources,
   resources as registry,
   OAuth,
+  Reports,
   Tenancy
 } from "@erp/core"
 import { Cause, Effect, Layer, Logger, ManagedRuntime, Result } from "effect"
@@ -102,12 +104,13 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
   const uniqueName = (prefix: string) => `${prefix} ${randomUUID().slice(0, 8)}`
 
   describe("tools/list", () => {
-    it("offers list_tenants, the five tools of every business resource, their actions and the catalogs' read tools, and nothing else", async () => {
+    it("offers list_tenants, the five tools of every business resource, their actions, the catalogs' read tools and the reports, and nothing else", async () => {
       const { tools } = await admin.client.listTools()
       // Webhook configuration is served too: its five tools and the actions of both its resources.
       const actionTools = [...resources, ...webhookResources].flatMap((resource) => (resource.actions ?? []).map((action) => `${action.name}_${resource.singular.replace(/[^A-Za-z0-9]+/g, "_")}`))
       expect(actionTools).toEqual(expect.arrayContaining(["allocate_payable", "unallocate_payable", "cancel_receivable", "import_ofx_financial_account"]))
-      const expected = ["list_tenants", ...[...resources, webhookEndpoints].flatMap((resource) => Object.values(toolNames(resource))), ...actionTools, ...readToolNames]
+      const reportTools = allReports.map((report) => `report_${report.name.replace(/-/g, "_")}`)
+      const expected = ["list_tenants", ...[...resources, webhookEndpoints].flatMap((resource) => Object.values(toolNames(resource))), ...actionTools, ...readToolNames, ...reportTools]
       expect(tools.map((tool) => tool.name).sort()).toEqual([...expected].sort())
       for (const tool of tools) {
         expect(tool.inputSchema.type, tool.name).toBe("object")
@@ -348,6 +351,7 @@ describe("a tool that fails unexpectedly", () => {
     Layer.succeed(ResourceEngine, { list: () => broken, listAnswers: () => broken, walk: () => broken, walkAnswers: () => broken, search: () => broken, get: () => broken, lookup: () => broken, create: () => broken, update: () => broken, remove: () => broken, restore: () => broken, action: () => broken }),
     Layer.succeed(Tenancy, Tenancy.of({ getTenant: () => Effect.succeed({ id: principal.tenantId, name: "Stub", country_code: "BR" }) } as never)),
     Layer.succeed(OAuth, OAuth.of({} as never)),
+    Layer.succeed(Reports, Reports.of({ run: () => broken })),
     Logger.layer([Logger.make(({ message, cause }) => logged.push(`${String(message)} ${Cause.pretty(cause)}`))])
   ))
   afterAll(() => runtime.dispose())

@@ -2,12 +2,13 @@ import { Result } from "effect"
 import { ACTIONS, type Action } from "./principal.js"
 import { type InvalidRequest, invalid } from "../errors.js"
 import { allResources } from "../resources/index.js"
+import { REPORTS_PERMISSION } from "../reports/report.js"
 
 /**
  * Every `resource_code` a permission can name: business resources, the change feed (`events`),
- * webhook endpoints (their deliveries included) and the catalogs.
+ * webhook endpoints (their deliveries included), the catalogs and the reports (`reports:read`).
  */
-export const resourceCodes = (): ReadonlyArray<string> => [...new Set(allResources.map((resource) => resource.permission))]
+export const resourceCodes = (): ReadonlyArray<string> => [...new Set([...allResources.map((resource) => resource.permission), REPORTS_PERMISSION])]
 
 export interface PermissionGrant {
   readonly resource_code: string

@@ -13,9 +13,9 @@ export type McpToolset = (typeof MCP_TOOLSET_NAMES)[number]
  * sessions, so a host checks the setting when it starts without loading the MCP server's code.
  */
 export const MCP_TOOLSETS: Readonly<Record<McpToolset, ReadonlyArray<string>>> = {
-  sales: ["customers", "products", "quotes", "sales-orders", "invoices"],
+  sales: ["customers", "products", "quotes", "sales-orders", "invoices", "reports"],
   purchases: ["suppliers", "products", "purchase-invoices"],
-  finance: ["financial-accounts", "financial-categories", "financial-transactions", "payables", "receivables"],
+  finance: ["financial-accounts", "financial-categories", "financial-transactions", "payables", "receivables", "reports"],
   catalogs: ["banks", "payment-methods", "units-of-measurement", "countries", "states", "cities"],
   admin: ["events", "webhook-endpoints", "webhook-deliveries", "integration-entity-mappings"]
 }

@@ -2,6 +2,7 @@ import { Result } from "effect"
 import type { Grants } from "../auth/principal.js"
 import { ACTIONS, type Action } from "../auth/principal.js"
 import { allResources } from "../resources/index.js"
+import { REPORTS_PERMISSION } from "../reports/report.js"
 import { type OAuthError, oauthError } from "./errors.js"
 
 /**
@@ -19,6 +20,7 @@ export const allScopes = (): ReadonlyArray<string> => {
       if (resource.write || (resource.actions ?? []).some((declared) => declared.permission === action)) granted.add(action)
     }
   }
+  actions.set(REPORTS_PERMISSION, new Set<Action>(["read"]))
   return [...actions].flatMap(([code, granted]) => ACTIONS.filter((action) => granted.has(action)).map((action) => `${code}:${action}`))
 }
 

@@ -4,6 +4,8 @@ import { Authenticator } from "../auth/authenticator.js"
 import { CursorSecret } from "../engine/cursor.js"
 import { ResourceEngine } from "../engine/service.js"
 import { layerCatalogLookup } from "./catalog-lookup.js"
+import { layerReportQueries } from "./report-queries.js"
+import { Reports } from "../reports/service.js"
 import { catalogsCurrent, seedCatalogsAndRecord } from "./catalog-seed.js"
 import { layerStore, type StoreLocation } from "./database.js"
 import { migrate } from "./migrate.js"
@@ -59,7 +61,7 @@ export const layerCursorSecret = Layer.effect(
 
 /** Every core service over an open, migrated store. */
 export const layerServices = (options: Pick<CoreOptions, "oauth" | "taxEngine" | "mcp" | "webhooks"> = {}) =>
-  Layer.mergeAll(ResourceEngine.layer, Authenticator.layer, layerEventRetention).pipe(
+  Layer.mergeAll(ResourceEngine.layer, Reports.layer, Authenticator.layer, layerEventRetention).pipe(
     Layer.provideMerge(options.taxEngine ?? builtInTaxEngine),
     Layer.provideMerge(layerOAuth),
     Layer.provideMerge(
@@ -68,6 +70,7 @@ export const layerServices = (options: Pick<CoreOptions, "oauth" | "taxEngine" |
         layerUnitsOfWork,
         layerCursorSecret,
         layerCatalogLookup,
+        layerReportQueries,
         layerTenancy,
         layerRateLimiterSql,
         layerIdempotencyKeysSql,
