@@ -1,4 +1,5 @@
 import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import BigNumber from "bignumber.js"
 import { Effect, Layer, Schema } from "effect"
 import { formatDecimal } from "../money/decimal.js"
@@ -21,11 +22,14 @@ const settlement = {
   payables: { table: "payables", allocations: "payable_allocations", key: "payable_id", party: "supplier_id", parties: "suppliers" }
 } as const
 
-/** What settles a document less its allocations (alias `r`). */
+/**
+ * What settles a document less its allocations (alias `r`). Only a partial document has
+ * allocations to subtract: a pending one has none (its status says so), so it costs no lookup.
+ */
 const openAmountSql = (side: SettlementSide) => {
   const { allocations, key } = settlement[side]
-  return `(r.amount - r.discount_amount + r.surcharge_amount - coalesce((SELECT sum(a.allocated_amount) FROM ${allocations} a
-    WHERE a.tenant_id = r.tenant_id AND a.${key} = r.id), 0))`
+  return `(r.amount - r.discount_amount + r.surcharge_amount - CASE WHEN r.status = 'partial' THEN coalesce((SELECT sum(a.allocated_amount)
+    FROM ${allocations} a WHERE a.tenant_id = r.tenant_id AND a.${key} = r.id), 0) ELSE 0 END)`
 }
 
 const AgingRow = Schema.Struct({ party_id: Schema.NullOr(Schema.String), name: Schema.NullOr(Schema.String), count: Schema.Int, amounts: Schema.String })
@@ -40,8 +44,7 @@ const SalesRow = Schema.Struct({
   subtotal: Amount,
   discounts: Amount,
   taxes: Amount,
-  total: Amount,
-  all_documents: Schema.Int
+  total: Amount
 })
 
 const sales = {
@@ -77,6 +80,13 @@ export const layerReportQueries = Layer.effect(
     const categoryAmounts = decodeRows(CategoryAmountRow)
     const categoryRows = decodeRows(CategoryRow)
     const salesRows = decodeRows(SalesRow)
+    const groupQuantities = decodeRows(Schema.Struct({ key: Schema.NullOr(Schema.String), quantity: Amount }))
+    const documentCount = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(Schema.Struct({ documents: Schema.Int }))(rows), (found) => found[0]?.documents ?? 0)
+    /**
+     * A statement that joins or groups a large share of the tenant's rows: in a transaction of its
+     * own with room to hash in memory, as spilling to disk would take it past seconds.
+     */
+    const heavy = <A>(statement: Effect.Effect<A, SqlError>) => sql.withTransaction(Effect.andThen(sql`SET LOCAL work_mem = '64MB'`, statement))
     const uuidOrNull = (value: string | undefined) => value ?? null
 
     const aging = (query: AgingQuery) => {
@@ -140,7 +150,7 @@ export const layerReportQueries = Layer.effect(
         FROM (${openDocuments("receivables")} UNION ALL ${openDocuments("payables")}) d
         WHERE d.open > 0
         GROUP BY 1`
-      return Effect.all([initial, before, realized, projected]).pipe(
+      return Effect.all([initial, before, realized, heavy(projected)], { concurrency: 4 }).pipe(
         Effect.orDie,
         Effect.flatMap(([initialRows, beforeRows, realizedRows, projectedRows]) =>
           Effect.all([decodeRows(Schema.Struct({ amount: Amount }))([...initialRows, ...beforeRows]), flowRows(realizedRows), flowRows(projectedRows)])),
@@ -174,7 +184,7 @@ export const layerReportQueries = Layer.effect(
       // Deleted categories too: a document may still name one.
       const categories = sql`SELECT id::text AS id, name, code, parent_id::text AS parent_id, position FROM financial_categories
         WHERE tenant_id = ${query.tenantId}::uuid ORDER BY position, id LIMIT 10001`
-      return Effect.all([amounts, categories]).pipe(
+      return Effect.all([amounts, categories], { concurrency: 2 }).pipe(
         Effect.orDie,
         Effect.flatMap(([amountRows, categoryList]) => Effect.all([categoryAmounts(amountRows), categoryRows(categoryList)])),
         Effect.map(([amounts, categories]) => ({ amounts, categories }))
@@ -183,36 +193,54 @@ export const layerReportQueries = Layer.effect(
 
     const salesGroups = (query: SalesQuery) => {
       const source = sales[query.source]
-      const documents = sql`SELECT d.* FROM ${sql.literal(source.table)} d
-        WHERE d.tenant_id = ${query.tenantId}::uuid AND d.deleted_at IS NULL AND d.status IN ${sql.literal(source.statuses)}
-          AND ${sql.literal(source.date)} BETWEEN ${query.from}::date AND ${query.to}::date`
-      const grouped = query.groupBy === "product"
-        ? sql`SELECT i.product_id::text AS key, count(DISTINCT i.${sql.literal(source.key)}) AS documents, sum(i.quantity) AS quantity,
-              sum(i.subtotal) AS subtotal, sum(i.discount_amount) AS discounts, sum(${sql.literal(source.itemTaxes)}) AS taxes, sum(i.total) AS total
-            FROM ${sql.literal(source.items)} i JOIN docs d ON i.tenant_id = d.tenant_id AND i.${sql.literal(source.key)} = d.id
-            GROUP BY i.product_id`
-        : sql`SELECT ${sql.literal(documentKey(query.groupBy, source.date))} AS key, count(*) AS documents, sum(q.quantity) AS quantity,
-              sum(d.subtotal) AS subtotal, sum(d.total_discount) AS discounts, sum(${sql.literal(source.documentTaxes)}) AS taxes, sum(d.total) AS total
-            FROM docs d LEFT JOIN quantities q ON q.id = d.id
-            GROUP BY 1`
-      const label = {
-        product: sql`(SELECT p.name FROM products p WHERE p.tenant_id = ${query.tenantId}::uuid AND p.id = g.key::uuid)`,
-        customer: sql`(SELECT c.legal_name FROM customers c WHERE c.tenant_id = ${query.tenantId}::uuid AND c.id = g.key::uuid)`,
-        salesperson_name: sql`g.key`,
-        month: sql`g.key`
-      }[query.groupBy]
-      const order = query.groupBy === "month" ? sql`g.key` : sql`g.total DESC, label NULLS LAST, g.key NULLS LAST`
-      return sql`WITH docs AS (${documents}),
-          quantities AS (SELECT i.${sql.literal(source.key)} AS id, sum(i.quantity) AS quantity FROM ${sql.literal(source.items)} i
-            WHERE i.tenant_id = ${query.tenantId}::uuid AND i.${sql.literal(source.key)} IN (SELECT id FROM docs) GROUP BY 1),
-          g AS (${grouped})
-        SELECT g.key, ${label} AS label, g.documents::int AS documents,
-          ${sql.literal(text("g.quantity"))} AS quantity, ${sql.literal(text("g.subtotal"))} AS subtotal, ${sql.literal(text("g.discounts"))} AS discounts,
-          ${sql.literal(text("g.taxes"))} AS taxes, ${sql.literal(text("g.total"))} AS total, (SELECT count(*) FROM docs)::int AS all_documents
-        FROM g ORDER BY ${order} LIMIT ${query.limit}`.pipe(
+      const tenant = query.tenantId
+      // The documents counted: `d` of the period, in the states that count (an order's date read as documented above).
+      const counted = sql`d.tenant_id = ${tenant}::uuid AND d.deleted_at IS NULL AND d.status IN ${sql.literal(source.statuses)} AND ${
+        query.source === "sales-orders"
+          ? sql`(d.order_date BETWEEN ${query.from}::date AND ${query.to}::date OR (d.order_date IS NULL
+              AND (d.created_at AT TIME ZONE (SELECT t.time_zone FROM tenants t WHERE t.id = ${tenant}::uuid))::date BETWEEN ${query.from}::date AND ${query.to}::date))`
+          : sql`d.invoice_date BETWEEN ${query.from}::date AND ${query.to}::date`
+      }`
+      const items = sql`${sql.literal(source.items)} i JOIN ${sql.literal(source.table)} d ON d.tenant_id = i.tenant_id AND d.id = i.${sql.literal(source.key)}`
+      const limit = query.limit
+      if (query.groupBy === "product") {
+        const groups = heavy(sql`SELECT g.product_id::text AS key, p.name AS label, g.documents::int AS documents, ${sql.literal(text("g.quantity"))} AS quantity,
+            ${sql.literal(text("g.subtotal"))} AS subtotal, ${sql.literal(text("g.discounts"))} AS discounts, ${sql.literal(text("g.taxes"))} AS taxes,
+            ${sql.literal(text("g.total"))} AS total
+          FROM (SELECT i.product_id, count(DISTINCT i.${sql.literal(source.key)}) AS documents, sum(i.quantity) AS quantity, sum(i.subtotal) AS subtotal,
+              sum(i.discount_amount) AS discounts, sum(${sql.literal(source.itemTaxes)}) AS taxes, sum(i.total) AS total
+            FROM ${items} WHERE i.tenant_id = ${tenant}::uuid AND ${counted} GROUP BY i.product_id) g
+          LEFT JOIN products p ON p.tenant_id = ${tenant}::uuid AND p.id = g.product_id
+          ORDER BY g.total DESC, p.name NULLS LAST, g.product_id NULLS LAST LIMIT ${limit}`)
+        const count = sql`SELECT count(*)::int AS documents FROM ${sql.literal(source.table)} d WHERE ${counted}`
+        return Effect.all([groups, count], { concurrency: 2 }).pipe(
+          Effect.orDie,
+          Effect.flatMap(([rows, total]) => Effect.all([salesRows(rows), documentCount(total)])),
+          Effect.map(([groups, documents]) => ({ groups, documents }))
+        )
+      }
+      const key = sql.literal(documentKey(query.groupBy, source.date))
+      const label = query.groupBy === "customer" ? sql`c.legal_name` : sql`${key}`
+      const customers = query.groupBy === "customer" ? sql`LEFT JOIN customers c ON c.tenant_id = d.tenant_id AND c.id = d.customer_id` : sql``
+      const order = query.groupBy === "month" ? sql`1` : sql`sum(d.total) DESC, 2 NULLS LAST, 1 NULLS LAST`
+      const groups = sql`SELECT ${key} AS key, ${label} AS label, count(*)::int AS documents, '0' AS quantity,
+          ${sql.literal(text("sum(d.subtotal)"))} AS subtotal, ${sql.literal(text("sum(d.total_discount)"))} AS discounts,
+          ${sql.literal(text(`sum(${source.documentTaxes})`))} AS taxes, ${sql.literal(text("sum(d.total)"))} AS total
+        FROM ${sql.literal(source.table)} d ${customers}
+        WHERE ${counted} GROUP BY 1, 2 ORDER BY ${order} LIMIT ${limit}`
+      // Quantities are the items': summed per group in a statement of their own, at the same time.
+      const quantities = heavy(sql`SELECT ${key} AS key, ${sql.literal(text("sum(i.quantity)"))} AS quantity
+        FROM ${items} WHERE i.tenant_id = ${tenant}::uuid AND ${counted} GROUP BY 1 LIMIT ${limit}`)
+      return Effect.all([groups, quantities], { concurrency: 2 }).pipe(
         Effect.orDie,
-        Effect.flatMap(salesRows),
-        Effect.map((rows) => ({ groups: rows, documents: rows[0]?.all_documents ?? 0 }))
+        Effect.flatMap(([rows, quantityRows]) => Effect.all([salesRows(rows), groupQuantities(quantityRows)])),
+        Effect.map(([groups, quantities]) => {
+          const byKey = new Map(quantities.map((row) => [row.key, row.quantity]))
+          return {
+            groups: groups.map((group) => ({ ...group, quantity: byKey.get(group.key) ?? "0.000000" })),
+            documents: groups.reduce((sum, group) => sum + group.documents, 0)
+          }
+        })
       )
     }
 
