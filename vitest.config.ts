@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url"
 import { defineConfig } from "vitest/config"
+import LongestFirst from "./test/longest-first.js"
 import SummaryReporter from "./test/summary-reporter.js"
 
 const source = (path: string) => fileURLToPath(new URL(path, import.meta.url))
@@ -33,6 +34,7 @@ export default defineConfig({
     isolate: false,
     // CI also reads a plain "N passed, N failed, N skipped" line printed from this summary by test/summary.mjs.
     reporters: ["default", new SummaryReporter(".erp-test-results.json")],
+    sequence: { sequencer: LongestFirst },
     env: { ERP_SECRET_KEY: process.env.ERP_SECRET_KEY },
     // Tests that run erp as a process (a few seconds each command on 2 busy cores) take minutes.
     // Set here for every file: vi.setConfig in a file does not hold where files share a worker.

@@ -17,6 +17,8 @@ export interface RunSummary {
   readonly interrupted: boolean
   /** The files that took longest (tests and hooks, plus importing them), slowest first: where the suite's time goes. */
   readonly slowest: ReadonlyArray<{ readonly file: string; readonly seconds: number }>
+  /** Every file's seconds, slowest first (`npm run test:durations` keeps them for the sequencer). */
+  readonly durations: ReadonlyArray<{ readonly file: string; readonly seconds: number }>
 }
 
 const firstLine = (error: { readonly message?: string; readonly name?: string }) =>
@@ -62,7 +64,8 @@ export const summarize = (modules: ReadonlyArray<TestModule>, unhandled: Paramet
     unhandledErrors: unhandled.map(firstLine),
     skipNotes,
     interrupted: reason === "interrupted",
-    slowest: durations.sort((a, b) => b.seconds - a.seconds).slice(0, 12)
+    slowest: durations.sort((a, b) => b.seconds - a.seconds).slice(0, 12),
+    durations
   }
 }
 
