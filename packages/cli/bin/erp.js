@@ -5,7 +5,6 @@ import { readFileSync, renameSync, statSync, writeFileSync } from "node:fs"
 import Module from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import v8 from "node:v8"
 import vm from "node:vm"
 
 // Node keeps the compiled code of the modules between runs (in the system's temporary folder):
@@ -118,28 +117,34 @@ if (process.env[LAUNCHED] !== undefined && process.channel) {
   process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
 }
 
+/** Whether the command runs on PostgreSQL (`DATABASE_URL` or `--database-url`) rather than the embedded store. */
+function onPostgresStore() {
+  return Boolean(process.env.DATABASE_URL) || args.some((arg) => arg === "--database-url" || arg.startsWith("--database-url="))
+}
+
+/** A command of a second or two on the embedded store: not a host, nor a data job. */
+function shortOnEmbedded() {
+  return !LONG_RUNNING.has(commandOf(args)) && !onPostgresStore()
+}
+
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   // What commander would print, without loading every command and the core it needs.
   const { VERSION } = await import("../dist/version.js")
   process.stdout.write(`${VERSION}\n`)
 } else if (STREAMING.has(commandOf(args)) && !chosen("--max-old-space-size")) {
   runWithFlags(HEAP_FLAGS)
-} else {
+} else if (shortOnEmbedded() && !chosen("--liftoff-only")) {
   // The embedded store is PostgreSQL compiled to WebAssembly. V8 compiles it quickly first, then
-  // again, optimised, on other threads: worth it for a host or a data job, not for a command of a
-  // second, whose store is closed before the optimised code would run: its CPU is spent for
-  // nothing. On PostgreSQL there is no WebAssembly, and the flag alone still costs a little.
+  // again, optimised, on other threads, and a process does not end before those threads are done:
+  // worth it for a host or a data job, not for a command of a second, which would wait seconds at
+  // its exit for code it never runs. V8 reads this flag when it starts (set later, it is ignored),
+  // so the command runs in a Node started with it. On PostgreSQL there is no WebAssembly.
+  runWithFlags(["--liftoff-only"])
+} else {
   const command = commandOf(args)
-  const onPostgres = Boolean(process.env.DATABASE_URL) || args.some((arg) => arg === "--database-url" || arg.startsWith("--database-url="))
-  const short = !LONG_RUNNING.has(command) && !onPostgres
-  if (short) v8.setFlagsFromString("--liftoff-only")
+  const onPostgres = onPostgresStore()
+  const short = shortOnEmbedded()
   const host = HOSTS.has(command)
-  // A host keeps the optimised compile, but V8 starts it for a function once the function has run
-  // about 1.8 million bytes of its code, which PostgreSQL's start-up alone does for functions it
-  // hardly runs again: the optimising threads would take CPU and wall time from the host's start
-  // (bench/README.md). With a budget of 10 million a start optimises little, and a host under load
-  // has its hot functions optimised within seconds.
-  if (host && !onPostgres && !chosen("--wasm-tiering-budget")) v8.setFlagsFromString("--wasm-tiering-budget=10000000")
   // V8 refuses a cache made under other flags: export and import (run with their own heap limits) and
   // the short commands keep theirs.
   const cacheName = host ? `${command}-${onPostgres ? "postgres" : "embedded"}` : STREAMING.has(command) ? "streaming" : short ? "short" : "main"
