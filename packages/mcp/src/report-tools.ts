@@ -1,7 +1,7 @@
 import { allReports, type AnyReport, invalid, parameterJsonSchema, type QueryParams, Reports, REPORTS_PERMISSION } from "@erp/core"
 import { Effect } from "effect"
 import { outputJsonSchema } from "./json-schema.js"
-import type { ToolArguments, ToolDefinition } from "./tools.js"
+import type { ToolArguments, ToolDefinition } from "./tool-definition.js"
 
 /** Arguments as the route's query: each a string, none the report does not take (the report names it). */
 const queryOf = (args: ToolArguments) => {

@@ -4,7 +4,6 @@ import {
   type AnyResource,
   pageOf,
   pageText,
-  type DomainError,
   checkUntrustedJson,
   invalidFields,
   type InvalidRequest,
@@ -12,37 +11,21 @@ import {
   invalid,
   type Lookup,
   type ResourceAction,
-  type Principal,
   type QueryParams,
-  Reports,
-  ResourceEngine,
-  Tenancy
+  ResourceEngine
 } from "@erp/core"
-import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js"
 import { Effect, Schema } from "effect"
 import { JsonAnswer } from "./json-answer.js"
 import { ANY_OBJECT, inputJsonSchema, type ObjectJsonSchema, outputJsonSchema } from "./json-schema.js"
 import { describeFilterArgument, expandArgument, listArguments, toQueryParams, unsupportedListArguments } from "./list-arguments.js"
 import { describeProperties } from "./property-descriptions.js"
 import { reportTools } from "./report-tools.js"
+import type { ToolArguments, ToolDefinition } from "./tool-definition.js"
 
-export type ToolArguments = Readonly<Record<string, unknown>>
 
 type Writes = NonNullable<AnyResource["write"]>
 
-/** One MCP tool: what `tools/list` shows, and what a call runs for the authenticated caller. */
-export interface ToolDefinition {
-  readonly name: string
-  /** The resource it serves (toolsets are sets of resources). */
-  readonly resource: string
-  readonly title: string
-  readonly description: string
-  readonly inputSchema: ObjectJsonSchema
-  /** The shape of `structuredContent` on success; clients validate it. */
-  readonly outputSchema: ObjectJsonSchema
-  readonly annotations: ToolAnnotations
-  readonly run: (principal: Principal, args: ToolArguments) => Effect.Effect<unknown, DomainError, ResourceEngine | Reports | Tenancy>
-}
+export type { ToolArguments, ToolDefinition } from "./tool-definition.js"
 
 /** A tool as one resource makes it; `resourceTools` names the resource. */
 type ResourceTool = Omit<ToolDefinition, "resource">
