@@ -32,11 +32,14 @@ export const attributeOf = (element: Element, name: string) => element.attrs.fin
 const ELEMENTS = new Set([
   "html", "head", "body", "meta", "title", "link", "script", "style", "main", "header", "nav", "section", "div", "span", "a", "p", "h1", "h2", "h3",
   "ul", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tr", "th", "td", "form", "label", "input", "select", "option", "textarea", "button",
-  "fieldset", "legend", "strong", "code", "pre", "output", "time", "br"
+  "fieldset", "legend", "strong", "code", "pre", "output", "time", "br",
+  // The panel's charts, SVG drawn on the server.
+  "svg", "rect", "text", "polyline"
 ])
 const ATTRIBUTES = new Set([
   "lang", "charset", "name", "content", "rel", "href", "src", "defer", "class", "id", "role", "datetime", "method", "action", "novalidate", "type",
-  "value", "for", "required", "autocomplete", "maxlength", "selected", "checked", "hidden", "tabindex", "inputmode", "spellcheck"
+  "value", "for", "required", "autocomplete", "maxlength", "selected", "checked", "hidden", "tabindex", "inputmode", "spellcheck",
+  "viewBox", "x", "y", "width", "height", "points"
 ])
 const allowedAttribute = (element: string, name: string) =>
   (ATTRIBUTES.has(name) && (name !== "src" || element === "script")) || /^aria-[a-z]+$/.test(name) || /^data-(label|copy|copied|local)$/.test(name)

@@ -184,15 +184,32 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
     await page.fill("#password", admin.password)
     await page.click("button[type=submit]")
     await page.waitForURL((url) => url.pathname.endsWith("/panel"))
+    // The overview's charts are drawn from the tenant's figures: a receivable past due gives the aging a bar.
+    await host.request("POST", "/receivables", { token: tenant.token, body: { amount: "320.5", due_date: new Date(Date.now() - 20 * 86_400_000).toISOString().slice(0, 10) } })
+    await page.reload()
     await scan("overview")
+    for (const chart of ["#cash-flow-chart", "#aging-chart"]) {
+      expect(await page.locator(chart).isVisible(), chart).toBe(true)
+      expect((await page.locator(chart).boundingBox())!.width, chart).toBeLessThanOrEqual(width)
+    }
     const product = await host.request("POST", "/products", { token: tenant.token, body: { name: "Standing desk", sale_price: "1299.90", tags: ["office"] } })
     const screens = [
       ["/panel/keys/new", "key-form"], ["/panel/keys", "keys"], ["/panel/members", "members"], ["/panel/apps", "apps"], ["/panel/events", "events"],
-      ["/panel/deleted", "deleted"], ["/panel/r/products", "products"], ["/panel/r/products/new", "product-form"], [`/panel/r/products/${product.body.id}`, "product"]
+      ["/panel/deleted", "deleted"], ["/panel/r/products", "products"], ["/panel/r/products/new", "product-form"], [`/panel/r/products/${product.body.id}`, "product"],
+      ["/panel/reports", "reports"], ["/panel/reports/cash-flow?interval=week", "report-cash-flow"], ["/panel/reports/receivables-aging", "report-aging"], ["/panel/reports/sales", "report-sales"]
     ]
     for (const [path, name] of screens) {
       await page.goto(`${forwarder.url}${path}`)
       await scan(name)
+      if (name === "report-cash-flow" || name === "report-aging") {
+        // The report's chart is drawn in full: visible, within the screen, beside its table and the CSV link.
+        const box = (await page.locator("#report-chart").boundingBox())!
+        expect(await page.locator("#report-chart").isVisible(), name).toBe(true)
+        expect(box.x + box.width, name).toBeLessThanOrEqual(width)
+        expect(box.height, name).toBeGreaterThan(0)
+        expect(await page.locator("#report-table").isVisible(), name).toBe(true)
+        expect(await page.locator("#report-csv").getAttribute("href"), name).toMatch(/\/panel\/reports\/[a-z-]+\.csv/)
+      }
     }
   })
 })

@@ -1,6 +1,7 @@
 import { allResources } from "@erp/core"
 import { describe, expect, it } from "vitest"
-import { localeFrom } from "../src/panel/i18n.js"
+import { flowChart, stackedChart } from "../src/panel/charts.js"
+import { localeFrom, translator } from "../src/panel/i18n.js"
 import { grantsFromForm, keyFormProblems, keyStatus } from "../src/panel/keys.js"
 import { resourceLabel } from "../src/panel/kit.js"
 import { bodyFromForm, formFields, problemsFromEngine } from "../src/panel/record-form.js"
@@ -79,5 +80,66 @@ describe("forms derived from a declaration", () => {
       br_data: "br_data.ncm_code: must be 8 digits",
       name: "is required"
     })
+  })
+})
+
+describe("the panel's charts", () => {
+  const t = translator("en")
+  /** Every number a chart's rectangles and lines are drawn at, and the viewBox they must stay in. */
+  const geometry = (svg: string) => {
+    const [, , , width, height] = /viewBox="(\d+) (\d+) (\d+) (\d+)"/.exec(svg)!.map(Number)
+    const shapes = [...svg.matchAll(/<rect class="([^"]+)" x="([-\d.]+)" y="([-\d.]+)" width="([-\d.]+)" height="([-\d.]+)"/g)]
+      .map(([, kind, x, y, w, h]) => ({ kind, x: Number(x), y: Number(y), width: Number(w), height: Number(h) }))
+    // Grid lines are rectangles one unit high, centred on their value.
+    const lines = shapes.filter((shape) => shape.kind === "grid-line").map((line) => line.y + line.height / 2)
+    return { width, height, rects: shapes.filter((shape) => shape.kind !== "grid-line"), lines }
+  }
+
+  it("draws money out below the zero line and a negative balance inside the chart", () => {
+    const svg = flowChart({ t }, [
+      { start: "2026-01-05", in: "100.000000", out: "250.000000", balance: "-150.000000" },
+      { start: "2026-01-12", in: "0.000000", out: "0.000000", balance: "-150.000000" },
+      { start: "2026-01-19", in: "400.000000", out: "50.000000", balance: "200.000000" }
+    ], "flow", "Cash flow").toString()
+    expect(svg).toContain('role="img"')
+    expect(svg).toContain("<title")
+    const { width, height, rects } = geometry(svg)
+    const points = /points="([^"]+)"/.exec(svg)![1].split(" ").map((point) => point.split(",").map(Number))
+    for (const rect of rects) {
+      expect(rect.height).toBeGreaterThanOrEqual(0)
+      expect(rect.y).toBeGreaterThanOrEqual(0)
+      expect(rect.y + rect.height).toBeLessThanOrEqual(height)
+      expect(rect.x + rect.width).toBeLessThanOrEqual(width)
+    }
+    for (const [x, y] of points) {
+      expect(x).toBeLessThanOrEqual(width)
+      expect(y).toBeGreaterThanOrEqual(0)
+      expect(y).toBeLessThanOrEqual(height)
+    }
+    // Money in rises to the zero line, money out hangs from it; the negative balance is below it.
+    const firstIn = rects.find((rect) => rect.kind === "in")!
+    const firstOut = rects.find((rect) => rect.kind === "out")!
+    const zero = firstOut.y
+    expect(firstIn.y + firstIn.height).toBeCloseTo(zero, 0)
+    expect(firstOut.height).toBeCloseTo(firstIn.height * 2.5, 0)
+    expect(points[0][1]).toBeGreaterThan(zero)
+    expect(points[2][1]).toBeLessThan(zero)
+  })
+
+  it("stacks a bucket's parties, a negative amount below zero, and escapes their names", () => {
+    const svg = stackedChart([
+      { label: "current", amounts: ["100.000000", "50.000000"] },
+      { label: "1-30", amounts: ["-30.000000", "0.000000"] }
+    ], ["<b>Acme</b>", "Others"], "aging", "Aging", "Open amounts").toString()
+    expect(svg).not.toContain("<b>")
+    expect(svg).toContain("&lt;b&gt;Acme&lt;/b&gt;")
+    const { height, rects, lines } = geometry(svg)
+    expect(rects).toHaveLength(4)
+    for (const rect of rects) expect(rect.height).toBeGreaterThanOrEqual(0)
+    const [acme, others, credit] = rects
+    expect(others.y + others.height).toBeCloseTo(acme.y, 0)
+    expect(credit.y).toBeCloseTo(acme.y + acme.height, 0)
+    expect(credit.y + credit.height).toBeLessThanOrEqual(height)
+    expect(lines.some((line) => Math.abs(line - credit.y) < 0.2)).toBe(true)
   })
 })

@@ -286,6 +286,70 @@ describe.each(storeKinds)("The panel over HTTP on %s", (kind) => {
     expect(unreadable.text).toContain("The form could not be read; please try again.")
   })
 
+  it("draws the cash flow and the receivables aging on the overview, with a screen per report, its filters and a CSV download", async () => {
+    const call = (method: string, path: string, body: unknown) => host.request(method, path, { token: tenant.token, body })
+    const customer = (await call("POST", "/customers", { legal_name: "Cliente <b>Ouro</b>" })).body
+    const due = new Date(Date.now() - 40 * 86_400_000).toISOString().slice(0, 10)
+    expect((await call("POST", "/receivables", { customer_id: customer.id, amount: "150", due_date: due })).status).toBe(201)
+    // A payment out today: the next 90 days start below zero, and the chart's zero line sits inside it.
+    const account = (await call("POST", "/financial-accounts", { name: "Conta corrente", type: "checking" })).body
+    const today = new Date().toISOString().slice(0, 10)
+    expect((await call("POST", "/financial-transactions", { account_id: account.id, posted_at: today, amount: "-75.25" })).status).toBe(201)
+    const { session, page } = await signedIn(host, admin)
+    for (const id of ["cash-flow-chart", "aging-chart", "cash-flow-table", "aging-table"]) expect(page.text, id).toContain(`id="${id}"`)
+    expect(page.text.match(/<svg [^>]*role="img"[^>]*viewBox="0 0 \d+ \d+"/g) ?? page.text.match(/<svg [^>]*viewBox="0 0 \d+ \d+"[^>]*role="img"/g)).toHaveLength(2)
+    expect(page.text).toContain("<title")
+    expect(page.text).toContain("75.250000")
+    expect(page.text).toContain("150.000000")
+    expect(page.text).toContain("Cliente &lt;b&gt;Ouro&lt;/b&gt;")
+    expect(page.text).not.toContain("<b>Ouro</b>")
+    expect(page.text).toContain(`href="/panel/reports"`)
+
+    const list = await session.get(`${host.url}/panel/reports`)
+    expect(list.status).toBe(200)
+    for (const name of ["receivables-aging", "payables-aging", "cash-flow", "income-statement", "sales"]) expect(list.text).toContain(`/panel/reports/${name}`)
+    const aging = await session.get(`${host.url}/panel/reports/receivables-aging?buckets=30,60&as_of=`)
+    expect(aging.status).toBe(200)
+    expect(aging.text).toContain('id="report-chart"')
+    expect(aging.text).toContain("<th>31-60</th>")
+    expect(aging.text).toContain('name="financial_account_id"')
+    expect(aging.text).toContain('href="/panel/reports/receivables-aging.csv?buckets=30%2C60"')
+    const csv = await session.get(`${host.url}/panel/reports/receivables-aging.csv?buckets=30,60`)
+    expect(csv.status).toBe(200)
+    expect(csv.headers["content-type"]).toMatch(/^text\/csv/)
+    expect(csv.headers["content-disposition"]).toBe('attachment; filename="receivables-aging.csv"')
+    expect(csv.text.split("\r\n")[0]).toBe("customer_id,name,current,1-30,31-60,over-60,total,count")
+    expect(csv.text).toContain(",150.000000,1\r\n")
+    const flow = await session.get(`${host.url}/panel/reports/cash-flow?interval=week`)
+    expect(flow.status).toBe(200)
+    for (const input of ['<input name="from" id="p-from" type="date"', '<input name="to" id="p-to" type="date"', '<select name="interval"', '<input name="financial_account_id" id="p-financial_account_id" type="text"']) expect(flow.text, input).toContain(input)
+    expect(flow.text).toContain('<option value="week" selected>')
+    expect(flow.text).toContain('id="report-chart"')
+    for (const name of ["payables-aging", "income-statement", "sales"]) {
+      const screen = await session.get(`${host.url}/panel/reports/${name}`)
+      expect(screen.status, name).toBe(200)
+      expect(screen.text, name).toContain('<form method="get" class="card filters report-filters"')
+      expect(screen.text, name).toContain('id="report-table"')
+      expect(screen.text, name).toContain(`href="/panel/reports/${name}.csv"`)
+    }
+    expect((await session.get(`${host.url}/panel/reports/sales.csv`)).headers["content-type"]).toMatch(/^text\/csv/)
+
+    const wrong = await session.get(`${host.url}/panel/reports/cash-flow?interval=year`)
+    expect(wrong.status).toBe(400)
+    expect(wrong.text).toContain('id="report-error"')
+    expect(wrong.text).toContain("interval")
+    expect((await session.get(`${host.url}/panel/reports/no-such-report`)).status).toBe(404)
+
+    const { session: memberSession, page: memberPage } = await signedIn(host, member)
+    expect(memberPage.text).not.toContain('id="aging-chart"')
+    expect(memberPage.text).not.toContain(`href="/panel/reports"`)
+    for (const path of ["/panel/reports", "/panel/reports/cash-flow", "/panel/reports/cash-flow.csv"]) {
+      const refused = await memberSession.get(`${host.url}${path}`)
+      expect(refused.status, path).toBe(403)
+      expect(refused.text, path).not.toContain('id="report-table"')
+    }
+  })
+
   it("speaks Portuguese to a browser that prefers it", async () => {
     const session = new FormSession()
     const form = await session.request("GET", `${host.url}/panel/sign-in`, { headers: { "accept-language": "pt-BR,pt;q=0.9,en;q=0.8" } })

@@ -34,6 +34,25 @@ h1 { font-size: 1.45rem; margin: 0 0 1rem; }
 h2 { font-size: 1.1rem; margin: 0 0 .6rem; }
 .bar { display: flex; align-items: center; gap: .75rem; flex-wrap: wrap; margin-bottom: 1rem; }
 .bar h1 { margin: 0; margin-right: auto; }
+.chart { margin: 0 0 .8rem; min-width: 0; }
+.chart svg { display: block; width: 100%; height: auto; }
+.chart .grid-line { fill: var(--line); }
+.chart .axis { fill: var(--muted); font-size: 17px; }
+.chart .axis.end { text-anchor: end; } .chart .axis.middle { text-anchor: middle; }
+.chart .in, .key.in { fill: #2f855a; background: #2f855a; }
+.chart .out, .key.out { fill: #c0392b; background: #c0392b; }
+.chart .balance { fill: none; stroke: #1f4fc9; stroke-width: 2; }
+.chart .balance-point { fill: #1f4fc9; }
+.key.balance { background: #1f4fc9; }
+.series-0 { fill: #1f4fc9; background: #1f4fc9; } .series-1 { fill: #2f855a; background: #2f855a; } .series-2 { fill: #b7791f; background: #b7791f; }
+.series-3 { fill: #805ad5; background: #805ad5; } .series-4 { fill: #718096; background: #718096; }
+.legend { font-size: .8rem; color: var(--muted); display: flex; flex-wrap: wrap; gap: .3rem .6rem; align-items: center; }
+.key { display: inline-block; width: .8rem; height: .8rem; border-radius: .15rem; }
+table.report td, table.report th { white-space: nowrap; }
+.report-filters { align-items: flex-start; }
+.report-filters .hint { color: var(--muted); font-size: .75rem; margin: .25rem 0 0; }
+.report-filters div.submit { flex: 1 1 100%; }
+.reports { list-style: none; padding: 0; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: .6rem; padding: 1.1rem 1.2rem; margin-bottom: 1.2rem; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 1.2rem; }
 .card > :first-child { margin-top: 0; }

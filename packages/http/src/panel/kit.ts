@@ -1,4 +1,4 @@
-import { type AnyResource, can, OAuth, OAuthConfig, ResourceEngine, Tenancy } from "@erp/core"
+import { type AnyResource, can, OAuth, OAuthConfig, REPORTS_PERMISSION, ResourceEngine, Tenancy } from "@erp/core"
 import { Effect, Option } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { clearCookie, cookieOptions, makeCurrentUser, sameText, secureCookies, SESSION_COOKIE, setSessionCookie } from "../browser-session.js"
@@ -52,6 +52,7 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
       const main: Array<NavItem> = [{ href: root, label: t("Overview"), key: "overview" }]
       if (ctx.isAdmin) main.push({ href: `${root}/keys`, label: t("API keys"), key: "keys" }, { href: `${root}/members`, label: t("Members"), key: "members" }, { href: `${root}/apps`, label: t("Authorized apps"), key: "apps" })
       if (can(ctx.principal, "events", "read")) main.push({ href: `${root}/events`, label: t("Event feed"), key: "events" })
+      if (can(ctx.principal, REPORTS_PERMISSION, "read")) main.push({ href: `${root}/reports`, label: t("Reports"), key: "reports" })
       main.push({ href: `${root}/deleted`, label: t("Deleted records"), key: "deleted" })
       const resources = registry
         .filter((resource) => resource.storage !== "catalog" && resource.name !== "events" && !resource.nestedUnder)

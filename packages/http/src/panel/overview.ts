@@ -5,6 +5,7 @@ import { type Kit, resourceLabel } from "./kit.js"
 import { html, type Html } from "../html.js"
 import { type PanelContext, time } from "./layout.js"
 import { tenantResources } from "./display.js"
+import type { PanelReports } from "./reports.js"
 
 /** Keys expiring within this many days are shown on the overview. */
 export const EXPIRY_WARNING_DAYS = 14
@@ -24,10 +25,11 @@ export const eventTable = (ctx: PanelContext, page: Page, id: string) =>
       <tbody>${eventRows(ctx, page)}</tbody></table></div>`
 
 /** The overview: what there is, what changed, what needs attention. */
-export const makeOverview = (kit: Kit) =>
+export const makeOverview = (kit: Kit, reports: PanelReports) =>
   kit.signedIn((ctx) =>
     Effect.gen(function* () {
       const { t } = ctx
+      const charts = yield* reports.overviewCards(ctx)
       const readable = tenantResources(kit.registry).filter((resource) => can(ctx.principal, resource.permission, "read", resource.adminOnly))
       const counts = yield* Effect.forEach(readable, (resource: AnyResource) =>
         kit.engine.list(resource, ctx.principal, [["limit", String(COUNT_LIMIT)]]).pipe(
@@ -65,6 +67,7 @@ export const makeOverview = (kit: Kit) =>
       }
       const body = html`
         <h1>${t("Overview")} &middot; ${ctx.tenant.name}</h1>
+        ${charts}
         <section class="card" aria-labelledby="counts-title"><h2 id="counts-title">${t("Records")}</h2><ul class="counts" id="counts">${countList}</ul></section>
         ${attention}
         ${recent._tag === "Some" && html`

@@ -11,6 +11,7 @@ import { makeDeleted } from "./deleted.js"
 import { makeRecords } from "./records.js"
 import { makeMembers } from "./members.js"
 import { makeApps } from "./apps.js"
+import { makeReports } from "./reports.js"
 
 const asset = (body: string, type: string) =>
   Effect.succeed(
@@ -50,6 +51,9 @@ export const PANEL_ROUTES = [
   "GET /panel/apps/grants/:id/revoke",
   "POST /panel/apps/grants/:id/revoke",
   "GET /panel/events",
+  "GET /panel/reports",
+  "GET /panel/reports/:report.csv",
+  "GET /panel/reports/:report",
   "GET /panel/deleted",
   "POST /panel/deleted/:resource/:id/restore",
   "GET /panel/r/:resource",
@@ -76,8 +80,9 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
       const records = yield* makeRecords(kit)
       const members = makeMembers(kit)
       const apps = makeApps(kit)
+      const reports = yield* makeReports(kit)
       const handlers = {
-        "GET /panel": makeOverview(kit),
+        "GET /panel": makeOverview(kit, reports),
         "GET /panel/assets/panel.css": asset(PANEL_CSS, "text/css; charset=utf-8"),
         "GET /panel/assets/panel.js": asset(PANEL_JS, "text/javascript; charset=utf-8"),
         "GET /panel/sign-in": signIn.get,
@@ -102,6 +107,9 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
         "GET /panel/apps/grants/:id/revoke": apps.confirmGrant,
         "POST /panel/apps/grants/:id/revoke": apps.revokeGrant,
         "GET /panel/events": makeEventFeed(kit),
+        "GET /panel/reports": reports.list,
+        "GET /panel/reports/:report.csv": reports.csv,
+        "GET /panel/reports/:report": reports.show,
         "GET /panel/deleted": deleted.list,
         "POST /panel/deleted/:resource/:id/restore": deleted.restore,
         "GET /panel/r/:resource": records.list,
