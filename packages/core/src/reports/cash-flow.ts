@@ -2,7 +2,7 @@ import BigNumber from "bignumber.js"
 import { Effect, Schema } from "effect"
 import { formatDecimal } from "../money/decimal.js"
 import { periodsOf } from "./calendar.js"
-import { readPeriod, type ReportParameters } from "./parameters.js"
+import { PERIOD_PARAMETERS, readPeriod, type ReportParameters } from "./parameters.js"
 import { type Interval, type PeriodFlow, ReportQueries } from "./queries.js"
 import { defineReport } from "./report.js"
 
@@ -27,8 +27,7 @@ const CashFlow = Schema.Struct({
 }).annotate({ identifier: "CashFlow" })
 
 const parameters = {
-  from: { kind: { type: "date" }, description: "First day (default: the tenant's today)" },
-  to: { kind: { type: "date" }, description: "Last day, at most five years after from (default: the tenant's today)" },
+  ...PERIOD_PARAMETERS,
   interval: { kind: { type: "choice", values: INTERVALS }, description: "Periods of a day, a week (Monday to Sunday) or a month (default month)" },
   financial_account_id: { kind: { type: "uuid" }, description: "One financial account (default: all of them)" }
 } satisfies ReportParameters

@@ -1,7 +1,7 @@
 import BigNumber from "bignumber.js"
 import { Effect, Schema } from "effect"
 import { formatDecimal } from "../money/decimal.js"
-import { MAX_GROUPS, readPeriod, type ReportParameters, tooManyGroups } from "./parameters.js"
+import { MAX_GROUPS, PERIOD_PARAMETERS, readPeriod, type ReportParameters, tooManyGroups } from "./parameters.js"
 import { type Basis, type CategoryAmount, type CategoryNode, ReportQueries } from "./queries.js"
 import { defineReport } from "./report.js"
 
@@ -34,8 +34,7 @@ const IncomeStatement = Schema.Struct({
 }).annotate({ identifier: "IncomeStatement" })
 
 const parameters = {
-  from: { kind: { type: "date" }, description: "First day (default: the tenant's today)" },
-  to: { kind: { type: "date" }, description: "Last day, at most five years after from (default: the tenant's today)" },
+  ...PERIOD_PARAMETERS,
   basis: {
     kind: { type: "choice", values: BASES },
     description: "accrual (default): receivables and payables by issue date (due date when none); cash: their allocations, by the posting date of the transaction"

@@ -90,6 +90,12 @@ export const readParameters = <P extends ReportParameters>(declared: P, params: 
   return Result.succeed(values)
 }
 
+/** `from` and `to`, as every report over a period takes them (`readPeriod` reads them). */
+export const PERIOD_PARAMETERS = {
+  from: { kind: { type: "date" }, description: "First day (default: the tenant's today)" },
+  to: { kind: { type: "date" }, description: "Last day, at most five years after from (default: the tenant's today)" }
+} as const satisfies ReportParameters
+
 /** Longest period a report covers: five years (1,827 days with leap days). */
 export const MAX_PERIOD_DAYS = 1827
 

@@ -1,7 +1,7 @@
 import BigNumber from "bignumber.js"
 import { Effect, Schema } from "effect"
 import { formatDecimal } from "../money/decimal.js"
-import { MAX_GROUPS, readPeriod, type ReportParameters, tooManyGroups } from "./parameters.js"
+import { MAX_GROUPS, PERIOD_PARAMETERS, readPeriod, type ReportParameters, tooManyGroups } from "./parameters.js"
 import { ReportQueries, type SalesGrouping, type SalesSource } from "./queries.js"
 import { defineReport } from "./report.js"
 
@@ -31,8 +31,7 @@ const Sales = Schema.Struct({
 }).annotate({ identifier: "SalesReport" })
 
 const parameters = {
-  from: { kind: { type: "date" }, description: "First day (default: the tenant's today)" },
-  to: { kind: { type: "date" }, description: "Last day, at most five years after from (default: the tenant's today)" },
+  ...PERIOD_PARAMETERS,
   group_by: { kind: { type: "choice", values: GROUPINGS }, description: "product, customer (default), salesperson_name or month" },
   source: { kind: { type: "choice", values: SOURCES }, description: "sales-orders (default: confirmed and fulfilled, by order date) or invoices (issued, by invoice date)" }
 } satisfies ReportParameters
