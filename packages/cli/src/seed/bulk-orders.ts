@@ -31,7 +31,7 @@ interface OrderRow {
   readonly orderDate: string
   readonly customerId: string
   readonly amounts: Record<string, unknown>
-  readonly items: ReadonlyArray<{ readonly id: string; readonly product: BulkProduct; readonly quantity: string; readonly subtotal: unknown; readonly total: unknown }>
+  readonly items: ReadonlyArray<{ readonly id: string; readonly product: BulkProduct; readonly quantity: string; readonly subtotal: unknown; readonly total: unknown; readonly repeats: unknown }>
 }
 
 /** The values the declaration's own `compute` gives an order of these items: the same totals as a create through the API. */
@@ -39,7 +39,7 @@ const computed = (items: ReadonlyArray<{ product: BulkProduct; quantity: string 
   const children: ReadonlyArray<ChildDraft> = items.map((item) => ({
     id: undefined,
     current: undefined,
-    values: { quantity: item.quantity, unit_price: item.product.price, discount_amount: "0" }
+    values: { product_id: item.product.id, quantity: item.quantity, unit_price: item.product.price, discount_amount: "0" }
   }))
   const draft: Draft = { operation: "create", current: undefined, input: {}, values: { discount_amount: null, discount_rate: null }, children: { items: children } }
   return salesOrders.compute!(draft)
@@ -63,7 +63,7 @@ const makeOrder = (options: BulkOrders): OrderRow => {
     orderDate: options.date(),
     customerId: faker.helpers.arrayElement(options.customers).id,
     amounts: values,
-    items: items.map((item, index) => ({ id: faker.string.uuid(), ...item, subtotal: children.items?.[index]?.subtotal, total: children.items?.[index]?.total }))
+    items: items.map((item, index) => ({ id: faker.string.uuid(), ...item, subtotal: children.items?.[index]?.subtotal, total: children.items?.[index]?.total, repeats: children.items?.[index]?.repeats_product }))
   }
 }
 
@@ -90,10 +90,10 @@ export const writeBulkOrders = (options: BulkOrders) =>
         const first = Number(reserved.last) - size + 1
         yield* sql.unsafe(
           `INSERT INTO sales_orders (tenant_id, id, record_number, status, order_date, customer_id, operation_type, product_type,
-             subtotal, items_discount, total_discount, total)
-           SELECT $1::uuid, o.id, $2::int + o.n::int - 1, o.status, o.order_date, o.customer_id, 'sale', 'goods', o.subtotal, o.items_discount, o.total_discount, o.total
-           FROM unnest($3::uuid[], $4::text[], $5::date[], $6::uuid[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[])
-             WITH ORDINALITY AS o(id, status, order_date, customer_id, subtotal, items_discount, total_discount, total, n)`,
+             subtotal, items_discount, total_discount, total, items_quantity)
+           SELECT $1::uuid, o.id, $2::int + o.n::int - 1, o.status, o.order_date, o.customer_id, 'sale', 'goods', o.subtotal, o.items_discount, o.total_discount, o.total, o.items_quantity
+           FROM unnest($3::uuid[], $4::text[], $5::date[], $6::uuid[], $7::numeric[], $8::numeric[], $9::numeric[], $10::numeric[], $11::numeric[])
+             WITH ORDINALITY AS o(id, status, order_date, customer_id, subtotal, items_discount, total_discount, total, items_quantity, n)`,
           [
             options.tenantId,
             first,
@@ -104,14 +104,15 @@ export const writeBulkOrders = (options: BulkOrders) =>
             orders.map((order) => String(order.amounts.subtotal)),
             orders.map((order) => String(order.amounts.items_discount)),
             orders.map((order) => String(order.amounts.total_discount)),
-            orders.map((order) => String(order.amounts.total))
+            orders.map((order) => String(order.amounts.total)),
+            orders.map((order) => String(order.amounts.items_quantity))
           ]
         )
         yield* sql.unsafe(
-          `INSERT INTO sales_order_items (tenant_id, sales_order_id, id, product_id, item_description, quantity, unit_price, discount_amount, subtotal, total, position)
-           SELECT $1::uuid, i.order_id, i.id, i.product_id, i.description, i.quantity, i.unit_price, 0, i.subtotal, i.total, i.position
-           FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[], $10::int[])
-             AS i(order_id, id, product_id, description, quantity, unit_price, subtotal, total, position)`,
+          `INSERT INTO sales_order_items (tenant_id, sales_order_id, id, product_id, item_description, quantity, unit_price, discount_amount, subtotal, total, position, repeats_product)
+           SELECT $1::uuid, i.order_id, i.id, i.product_id, i.description, i.quantity, i.unit_price, 0, i.subtotal, i.total, i.position, i.repeats_product
+           FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::numeric[], $7::numeric[], $8::numeric[], $9::numeric[], $10::int[], $11::boolean[])
+             AS i(order_id, id, product_id, description, quantity, unit_price, subtotal, total, position, repeats_product)`,
           [
             options.tenantId,
             items.map(({ order }) => order.id),
@@ -122,7 +123,8 @@ export const writeBulkOrders = (options: BulkOrders) =>
             items.map(({ item }) => item.product.price),
             items.map(({ item }) => String(item.subtotal)),
             items.map(({ item }) => String(item.total)),
-            items.map(({ position }) => position)
+            items.map(({ position }) => position),
+            items.map(({ item }) => item.repeats === true)
           ]
         )
         yield* sql.unsafe(

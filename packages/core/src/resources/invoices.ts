@@ -20,19 +20,7 @@ import { block, clearable, date, Digits, Email, freeText, money, Problems, refer
 import { customers } from "./customers.js"
 import { READINESS_SQL, TAXES_SQL, WARNINGS_SQL } from "./invoice-reads.js"
 import { resolveInvoiceTaxes, TAX_INPUT_FIELDS } from "./invoice-taxes.js"
-import {
-  amountOf,
-  copiedItem,
-  customerFields,
-  discountFields,
-  discountRules,
-  documentAmounts,
-  itemFields,
-  lockedReference,
-  newChildren,
-  round,
-  storeOf
-} from "./sales-documents.js"
+import { amountOf, copiedItem, customerFields, discountFields, discountRules, documentAmounts, itemFields, itemsQuantity, lockedReference, newChildren, round, storeOf } from "./sales-documents.js"
 import { describeItems } from "./item-descriptions.js"
 import { resourceNamed } from "../engine/registry.js"
 
@@ -336,7 +324,8 @@ const compute = (draft: Draft<typeof invoiceFields>): Computed<typeof invoiceFie
       total_tax: round(sum(taxes)),
       withheld_total: round(withheld),
       net_receivable_total: round(total.minus(withheld)),
-      total: round(total)
+      total: round(total),
+      items_quantity: amounts.items_quantity
     },
     children: { items: amounts.items }
   }
@@ -394,6 +383,7 @@ const invoiceFields = {
   withheld_total: money({ input: false, description: "Σ of the withheld taxes" }),
   net_receivable_total: money({ input: false, description: "total − withheld_total: what the customer pays" }),
   total: money({ input: false, filter: { sortable: true }, description: "subtotal − total_discount + taxes not included in the prices" }),
+  items_quantity: itemsQuantity(),
   br_data: recordBlock({
     identifier: "InvoiceBrData",
     owner: "invoice_id",

@@ -4,7 +4,7 @@ import { column, id, timestamps } from "../engine/field.js"
 import { type AnyResource, type Computed, type Draft, defineResource, type RecordType, type WriteContext } from "../engine/resource.js"
 import { customers } from "./customers.js"
 import { date, freeText, metadata, money, Problems, text } from "./common.js"
-import { amountValues, customerFields, discountFields, discountRules, documentAmounts, fullProduct, itemFields } from "./sales-documents.js"
+import { amountValues, customerFields, discountFields, discountRules, documentAmounts, fullProduct, itemFields, itemsQuantity } from "./sales-documents.js"
 import { describeItems } from "./item-descriptions.js"
 
 /** The tenant's today, for a SQL expression over a row `r` of a tenant table. */
@@ -65,6 +65,7 @@ const quoteFields = {
   ...discountFields(),
   total_discount: money({ input: false }),
   total: money({ input: false, filter: { sortable: true } }),
+  items_quantity: itemsQuantity(),
   metadata: metadata(),
   ...timestamps()
 }

@@ -1,6 +1,6 @@
 import BigNumber from "bignumber.js"
 import { Effect, Option, Schema } from "effect"
-import { type AnySchema, embedOne, type Field, type Fields, id, type ResourceRef, stored, timestamp } from "../engine/field.js"
+import { type AnySchema, column, embedOne, type Field, type Fields, id, type ResourceRef, stored, timestamp } from "../engine/field.js"
 import type { AnyResource, ChildDraft, Draft, Row, WriteContext } from "../engine/resource.js"
 import { Conflict } from "../errors.js"
 import { decimal, formatDecimal } from "../money/decimal.js"
@@ -55,6 +55,15 @@ export const productSummary = () =>
 export const fullProduct = () =>
   embedOne({ key: "product_id", resource: () => products, output: Schema.suspend((): AnySchema => products.record) })
 
+/**
+ * Stored for the sales report and never answered: whether an earlier item of the document names the
+ * same product, so a product's documents are its items less these, counted in one parallel pass.
+ */
+const repeatsProduct = () => column<boolean>({ type: "boolean", output: Schema.Boolean, input: false, hidden: true })
+
+/** Stored for the sales report and never answered: Σ the items' quantity, so groupings by document read no items. */
+export const itemsQuantity = () => column<string>({ type: "numeric", output: Schema.String, input: false, hidden: true })
+
 /** An item's fields, in answer order: its own key, the product, quantities, prices and the computed amounts. */
 export const itemFields = <Extra extends Fields>(parentKey: string, product: Field<unknown, never> | undefined, extra: Extra) => ({
   id: id(),
@@ -67,6 +76,7 @@ export const itemFields = <Extra extends Fields>(parentKey: string, product: Fie
   subtotal: money({ input: false, description: "quantity × unit_price" }),
   total: money({ input: false, description: "subtotal − discount_amount" }),
   position: stored("integer", Schema.Int),
+  repeats_product: repeatsProduct(),
   ...extra,
   ...(product ? { product } : {}),
   created_at: timestamp(),
@@ -79,7 +89,7 @@ export const discountFields = () => ({
   discount_rate: money({ nullable: true, description: "A discount on the whole document, in percent of the items' total: \"10\" is 10 % (send this or discount_amount)" })
 })
 
-export type ItemAmounts = Readonly<{ subtotal: string; total: string }> & Row
+export type ItemAmounts = Readonly<{ subtotal: string; total: string; repeats_product: boolean }> & Row
 
 export interface DocumentAmounts {
   readonly items: ReadonlyArray<ItemAmounts>
@@ -90,6 +100,8 @@ export interface DocumentAmounts {
   readonly total_discount: string
   /** subtotal − total_discount (taxes added by invoices). */
   readonly total: string
+  /** Σ item quantities. */
+  readonly items_quantity: string
 }
 
 /**
@@ -99,10 +111,15 @@ export interface DocumentAmounts {
  * items_discount + header discount; total = subtotal − total_discount.
  */
 export const documentAmounts = (draft: Pick<Draft, "values" | "children">): DocumentAmounts => {
+  const products = new Set<unknown>()
   const items = (draft.children.items ?? []).map((item) => {
     const subtotal = decimal(round(amountOf(item.values.quantity).times(amountOf(item.values.unit_price))))
-    return { subtotal, discount: amountOf(item.values.discount_amount), total: subtotal.minus(amountOf(item.values.discount_amount)) }
+    const product = item.values.product_id ?? null
+    const repeats = products.has(product)
+    products.add(product)
+    return { subtotal, discount: amountOf(item.values.discount_amount), total: subtotal.minus(amountOf(item.values.discount_amount)), repeats }
   })
+  const quantity = (draft.children.items ?? []).reduce((sum, item) => sum.plus(amountOf(item.values.quantity)), decimal(0))
   const subtotal = items.reduce((sum, item) => sum.plus(item.subtotal), decimal(0))
   const itemsDiscount = items.reduce((sum, item) => sum.plus(item.discount), decimal(0))
   const itemsTotal = subtotal.minus(itemsDiscount)
@@ -110,12 +127,13 @@ export const documentAmounts = (draft: Pick<Draft, "values" | "children">): Docu
   const header = decimal(round(rate !== null && rate !== undefined ? percentOf(itemsTotal, String(rate)) : amountOf(draft.values.discount_amount)))
   const totalDiscount = itemsDiscount.plus(header)
   return {
-    items: items.map((item) => ({ subtotal: round(item.subtotal), total: round(item.total) })),
+    items: items.map((item) => ({ subtotal: round(item.subtotal), total: round(item.total), repeats_product: item.repeats })),
     subtotal: round(subtotal),
     items_discount: round(itemsDiscount),
     header_discount: round(header),
     total_discount: round(totalDiscount),
-    total: round(subtotal.minus(totalDiscount))
+    total: round(subtotal.minus(totalDiscount)),
+    items_quantity: round(quantity)
   }
 }
 
@@ -156,7 +174,8 @@ export const amountValues = (amounts: DocumentAmounts, withItemsDiscount: boolea
   subtotal: amounts.subtotal,
   ...(withItemsDiscount ? { items_discount: amounts.items_discount } : {}),
   total_discount: amounts.total_discount,
-  total: amounts.total
+  total: amounts.total,
+  items_quantity: amounts.items_quantity
 })
 
 /** New children for a collection from plain input rows (items copied from another document). */

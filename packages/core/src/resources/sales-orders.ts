@@ -23,20 +23,7 @@ import { InstallmentPlan, planProblem } from "./installments.js"
 import { invoices } from "./invoices.js"
 import { quotes } from "./quotes.js"
 import { receivables } from "./receivables.js"
-import {
-  amountOf,
-  amountValues,
-  conflict,
-  copiedItem,
-  customerFields,
-  discountFields,
-  discountRules,
-  documentAmounts,
-  itemFields,
-  lockedReference,
-  newChildren,
-  productSummary
-} from "./sales-documents.js"
+import { amountOf, amountValues, conflict, copiedItem, customerFields, discountFields, discountRules, documentAmounts, itemFields, itemsQuantity, lockedReference, newChildren, productSummary } from "./sales-documents.js"
 import { describeItems } from "./item-descriptions.js"
 
 export const SALES_ORDER_STATUSES = ["draft", "confirmed", "fulfilled", "cancelled"] as const
@@ -205,6 +192,7 @@ const salesOrderFields = {
   ...discountFields(),
   total_discount: money({ input: false }),
   total: money({ input: false }),
+  items_quantity: itemsQuantity(),
   metadata: metadata(),
   br_data: block({
     identifier: "SalesOrderBrData",

@@ -17,6 +17,7 @@ import purchaseItemDescription from "./migrations/0014_purchase_item_description
 import fairWebhookClaims from "./migrations/0015_fair_webhook_claims.js"
 import shardingReady from "./migrations/0016_sharding_ready.js"
 import idempotentCommits from "./migrations/0017_idempotent_commits.js"
+import salesReportFacts from "./migrations/0018_sales_report_facts.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -36,7 +37,8 @@ export const migrations = {
   "0014_purchase_item_description": purchaseItemDescription,
   "0015_fair_webhook_claims": fairWebhookClaims,
   "0016_sharding_ready": shardingReady,
-  "0017_idempotent_commits": idempotentCommits
+  "0017_idempotent_commits": idempotentCommits,
+  "0018_sales_report_facts": salesReportFacts
 }
 
 const run = Migrator.make({})

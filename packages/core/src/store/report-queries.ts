@@ -53,8 +53,6 @@ const sales = {
     items: "sales_order_items",
     key: "sales_order_id",
     statuses: "('confirmed', 'fulfilled')",
-    // An order without an order date counts on the day it was created, in the tenant's time zone.
-    date: "coalesce(d.order_date, (d.created_at AT TIME ZONE (SELECT t.time_zone FROM tenants t WHERE t.id = d.tenant_id))::date)",
     documentTaxes: "0",
     itemTaxes: "0"
   },
@@ -63,7 +61,6 @@ const sales = {
     items: "invoice_items",
     key: "invoice_id",
     statuses: "('issued')",
-    date: "d.invoice_date",
     documentTaxes: "d.total_tax",
     itemTaxes: "coalesce((SELECT sum((x.value ->> 'amount')::numeric) FROM jsonb_array_elements(i.taxes) x), 0)"
   }
@@ -80,7 +77,6 @@ export const layerReportQueries = Layer.effect(
     const categoryAmounts = decodeRows(CategoryAmountRow)
     const categoryRows = decodeRows(CategoryRow)
     const salesRows = decodeRows(SalesRow)
-    const groupQuantities = decodeRows(Schema.Struct({ key: Schema.NullOr(Schema.String), quantity: Amount }))
     const documentCount = (rows: ReadonlyArray<unknown>) => Effect.map(decodeRows(Schema.Struct({ documents: Schema.Int }))(rows), (found) => found[0]?.documents ?? 0)
     /**
      * A statement that joins or groups a large share of the tenant's rows: in a transaction of its
@@ -194,20 +190,26 @@ export const layerReportQueries = Layer.effect(
     const salesGroups = (query: SalesQuery) => {
       const source = sales[query.source]
       const tenant = query.tenantId
+      // The tenant's time zone, an uncorrelated subquery the planner reads once and hands to parallel workers.
+      const zone = sql`(SELECT t.time_zone FROM tenants t WHERE t.id = ${tenant}::uuid)`
+      // An order without an order date counts on the day it was created, in the tenant's time zone.
+      const date = query.source === "sales-orders" ? sql`coalesce(d.order_date, (d.created_at AT TIME ZONE ${zone})::date)` : sql`d.invoice_date`
       // The documents counted: `d` of the period, in the states that count (an order's date read as documented above).
       const counted = sql`d.tenant_id = ${tenant}::uuid AND d.deleted_at IS NULL AND d.status IN ${sql.literal(source.statuses)} AND ${
         query.source === "sales-orders"
           ? sql`(d.order_date BETWEEN ${query.from}::date AND ${query.to}::date OR (d.order_date IS NULL
-              AND (d.created_at AT TIME ZONE (SELECT t.time_zone FROM tenants t WHERE t.id = ${tenant}::uuid))::date BETWEEN ${query.from}::date AND ${query.to}::date))`
+              AND (d.created_at AT TIME ZONE ${zone})::date BETWEEN ${query.from}::date AND ${query.to}::date))`
           : sql`d.invoice_date BETWEEN ${query.from}::date AND ${query.to}::date`
       }`
       const items = sql`${sql.literal(source.items)} i JOIN ${sql.literal(source.table)} d ON d.tenant_id = i.tenant_id AND d.id = i.${sql.literal(source.key)}`
       const limit = query.limit
       if (query.groupBy === "product") {
+        // A product's documents are its items less those repeating it within a document (stored on write),
+        // so the statement aggregates in parallel without sorting for a distinct count.
         const groups = heavy(sql`SELECT g.product_id::text AS key, p.name AS label, g.documents::int AS documents, ${sql.literal(text("g.quantity"))} AS quantity,
             ${sql.literal(text("g.subtotal"))} AS subtotal, ${sql.literal(text("g.discounts"))} AS discounts, ${sql.literal(text("g.taxes"))} AS taxes,
             ${sql.literal(text("g.total"))} AS total
-          FROM (SELECT i.product_id, count(DISTINCT i.${sql.literal(source.key)}) AS documents, sum(i.quantity) AS quantity, sum(i.subtotal) AS subtotal,
+          FROM (SELECT i.product_id, count(*) FILTER (WHERE NOT i.repeats_product) AS documents, sum(i.quantity) AS quantity, sum(i.subtotal) AS subtotal,
               sum(i.discount_amount) AS discounts, sum(${sql.literal(source.itemTaxes)}) AS taxes, sum(i.total) AS total
             FROM ${items} WHERE i.tenant_id = ${tenant}::uuid AND ${counted} GROUP BY i.product_id) g
           LEFT JOIN products p ON p.tenant_id = ${tenant}::uuid AND p.id = g.product_id
@@ -219,28 +221,25 @@ export const layerReportQueries = Layer.effect(
           Effect.map(([groups, documents]) => ({ groups, documents }))
         )
       }
-      const key = sql.literal(documentKey(query.groupBy, source.date))
-      const label = query.groupBy === "customer" ? sql`c.legal_name` : sql`${key}`
-      const customers = query.groupBy === "customer" ? sql`LEFT JOIN customers c ON c.tenant_id = d.tenant_id AND c.id = d.customer_id` : sql``
-      const order = query.groupBy === "month" ? sql`1` : sql`sum(d.total) DESC, 2 NULLS LAST, 1 NULLS LAST`
-      const groups = sql`SELECT ${key} AS key, ${label} AS label, count(*)::int AS documents, '0' AS quantity,
-          ${sql.literal(text("sum(d.subtotal)"))} AS subtotal, ${sql.literal(text("sum(d.total_discount)"))} AS discounts,
-          ${sql.literal(text(`sum(${source.documentTaxes})`))} AS taxes, ${sql.literal(text("sum(d.total)"))} AS total
-        FROM ${sql.literal(source.table)} d ${customers}
-        WHERE ${counted} GROUP BY 1, 2 ORDER BY ${order} LIMIT ${limit}`
-      // Quantities are the items': summed per group in a statement of their own, at the same time.
-      const quantities = heavy(sql`SELECT ${key} AS key, ${sql.literal(text("sum(i.quantity)"))} AS quantity
-        FROM ${items} WHERE i.tenant_id = ${tenant}::uuid AND ${counted} GROUP BY 1 LIMIT ${limit}`)
-      return Effect.all([groups, quantities], { concurrency: 2 }).pipe(
+      // Grouped by the bare key first (a uuid, a text, a month's first day) so the planner sees few groups
+      // and aggregates in parallel; the label and the key's text are added to the groups afterwards.
+      const key = query.groupBy === "customer" ? sql`d.customer_id`
+        : query.groupBy === "salesperson_name" ? sql`nullif(trim(d.salesperson_name), '')`
+        : sql`date_trunc('month', ${date})::date`
+      const label = query.groupBy === "customer" ? sql`c.legal_name` : query.groupBy === "month" ? sql`to_char(g.key, 'YYYY-MM')` : sql`g.key`
+      const customers = query.groupBy === "customer" ? sql`LEFT JOIN customers c ON c.tenant_id = ${tenant}::uuid AND c.id = g.key` : sql``
+      const order = query.groupBy === "month" ? sql`g.key` : sql`g.total DESC, 2 NULLS LAST, 1 NULLS LAST`
+      // Quantities are the documents' stored Σ of their items', so no grouping here reads an item.
+      return sql`SELECT ${query.groupBy === "month" ? sql`to_char(g.key, 'YYYY-MM')` : sql`g.key::text`} AS key, ${label} AS label, g.documents::int AS documents,
+          ${sql.literal(text("g.quantity"))} AS quantity, ${sql.literal(text("g.subtotal"))} AS subtotal, ${sql.literal(text("g.discounts"))} AS discounts,
+          ${sql.literal(text("g.taxes"))} AS taxes, ${sql.literal(text("g.total"))} AS total
+        FROM (SELECT ${key} AS key, count(*) AS documents, sum(d.items_quantity) AS quantity, sum(d.subtotal) AS subtotal,
+            sum(d.total_discount) AS discounts, sum(${sql.literal(source.documentTaxes)}) AS taxes, sum(d.total) AS total
+          FROM ${sql.literal(source.table)} d WHERE ${counted} GROUP BY 1) g ${customers}
+        ORDER BY ${order} LIMIT ${limit}`.pipe(
         Effect.orDie,
-        Effect.flatMap(([rows, quantityRows]) => Effect.all([salesRows(rows), groupQuantities(quantityRows)])),
-        Effect.map(([groups, quantities]) => {
-          const byKey = new Map(quantities.map((row) => [row.key, row.quantity]))
-          return {
-            groups: groups.map((group) => ({ ...group, quantity: byKey.get(group.key) ?? "0.000000" })),
-            documents: groups.reduce((sum, group) => sum + group.documents, 0)
-          }
-        })
+        Effect.flatMap(salesRows),
+        Effect.map((groups) => ({ groups, documents: groups.reduce((sum, group) => sum + group.documents, 0) }))
       )
     }
 
@@ -258,7 +257,3 @@ export const layerReportQueries = Layer.effect(
     })
   })
 )
-
-/** The key of a document-level group: its customer, salesperson or month (alias `d`). */
-const documentKey = (groupBy: Exclude<SalesQuery["groupBy"], "product">, date: string) =>
-  groupBy === "customer" ? "d.customer_id::text" : groupBy === "salesperson_name" ? "nullif(trim(d.salesperson_name), '')" : `to_char(${date}, 'YYYY-MM')`
