@@ -71,7 +71,7 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
     await page.waitForURL((url) => !url.pathname.endsWith("/sign-in"))
   }
 
-  it("creates a key with two permissions and an expiry whose token works for those only, then revokes it", async () => {
+  it("creates a key with three permissions (one of them the reports) and an expiry whose token works for those only, then revokes it", async () => {
     await open()
     await signIn(admin, "/panel/keys")
     await page.click("text=New key")
@@ -86,6 +86,7 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
     await page.fill("#expires_at", inDays(30))
     await page.check("#perm\\.products\\.read")
     await page.check("#perm\\.customers\\.create")
+    await page.check("#perm\\.reports\\.read")
     await page.click("button:has-text('Create key')")
     const token = (await page.locator("#token").textContent())!.trim()
     expect(token).toMatch(/^sk_/)
@@ -95,6 +96,7 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
     expect((await host.request("POST", "/customers", { token, body: { name: "Maria", type: "individual" } })).status).not.toBe(403)
     expect((await host.request("GET", "/customers", { token })).status).toBe(403)
     expect((await host.request("POST", "/products", { token, body: { name: "Pen" } })).status).toBe(403)
+    expect((await host.request("GET", "/reports/receivables-aging", { token })).status).toBe(200)
 
     await page.goto(`${forwarder.url}/panel/keys`)
     const row = page.locator("#keys tr", { hasText: "Shop sync" })

@@ -32,10 +32,11 @@ describe("API key screens", () => {
   })
 
   it("turns the ticked boxes into one grant per resource, and refuses an empty or past key", () => {
-    const form = { "perm.products.read": "on", "perm.products.delete": "on", "perm.*.read": "on", "perm.nonsense.read": "on" }
+    const form = { "perm.products.read": "on", "perm.products.delete": "on", "perm.*.read": "on", "perm.nonsense.read": "on", "perm.reports.read": "on" }
     expect(grantsFromForm(allResources, form)).toEqual([
       { resource_code: "*", can_read: true, can_create: false, can_update: false, can_delete: false },
-      { resource_code: "products", can_read: true, can_create: false, can_update: false, can_delete: true }
+      { resource_code: "products", can_read: true, can_create: false, can_update: false, can_delete: true },
+      { resource_code: "reports", can_read: true, can_create: false, can_update: false, can_delete: false }
     ])
     const now = new Date("2026-03-10T12:00:00Z")
     expect(keyFormProblems(allResources, { name: " ", expires_at: "2026-03-10" }, now)).toEqual({

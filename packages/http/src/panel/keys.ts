@@ -1,4 +1,4 @@
-import { ACTIONS, type Action, type AnyResource, type ApiKey, type PermissionGrant } from "@erp/core"
+import { ACTIONS, type Action, allResources, allScopes, type AnyResource, type ApiKey, type PermissionGrant } from "@erp/core"
 import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
 import { type Form, type Kit, seeOther } from "./kit.js"
@@ -18,11 +18,30 @@ export const grantableResources = (registry: ReadonlyArray<AnyResource>) =>
 
 const actionsOf = (resource: AnyResource): ReadonlyArray<Action> => (resource.storage === "catalog" || resource.name === "events" ? ["read"] : ACTIONS)
 
+interface PermissionRow {
+  readonly code: string
+  readonly actions: ReadonlyArray<Action>
+}
+
+/**
+ * The matrix's rows: the resources given, then each permission code that is no resource (the
+ * reports), with the actions its OAuth scopes name.
+ */
+const permissionRows = (resources: ReadonlyArray<AnyResource>): ReadonlyArray<PermissionRow> => {
+  const scopes = new Set(allScopes())
+  const resourceCodes = new Set(allResources.map((resource) => resource.permission))
+  const others = [...new Set([...scopes].map((scope) => scope.split(":")[0]))].filter((code) => !resourceCodes.has(code))
+  return [
+    ...resources.map((resource) => ({ code: resource.name, actions: actionsOf(resource) })),
+    ...others.map((code) => ({ code, actions: ACTIONS.filter((action) => scopes.has(`${code}:${action}`)) }))
+  ]
+}
+
 const fieldName = (resource: string, action: Action) => `perm.${resource}.${action}`
 
 /** The matrix's ticked boxes as grants, one per resource. */
 export const grantsFromForm = (registry: ReadonlyArray<AnyResource>, form: Form, rows = grantableResources(registry)): ReadonlyArray<PermissionGrant> =>
-  ["*", ...rows.map((resource) => resource.name)].flatMap((code) => {
+  ["*", ...permissionRows(rows).map((row) => row.code)].flatMap((code) => {
     const ticked = (action: Action) => form[fieldName(code, action)] !== undefined
     if (!ACTIONS.some(ticked)) return []
     return [{ resource_code: code, can_read: ticked("read"), can_create: ticked("create"), can_update: ticked("update"), can_delete: ticked("delete") }]
@@ -91,7 +110,7 @@ export const permissionMatrix = (ctx: PanelContext, rows: ReadonlyArray<AnyResou
     <fieldset id="permissions"${attributes({ "aria-describedby": problems.permissions ? "permissions-error" : undefined })}><legend>${t("Permissions")}</legend>
     ${fieldError(ctx, problems, "permissions")}
     <div class="table-wrap"><table class="matrix"><thead><tr><th>${t("Resource")}</th>${ACTIONS.map((action) => html`<th>${t(action)}</th>`)}</tr></thead>
-    <tbody>${row("*", t("Every resource"), ACTIONS)}${rows.map((resource) => row(resource.name, resource.name, actionsOf(resource)))}</tbody></table></div></fieldset>`
+    <tbody>${row("*", t("Every resource"), ACTIONS)}${permissionRows(rows).map((permission) => row(permission.code, permission.code, permission.actions))}</tbody></table></div></fieldset>`
 }
 
 const createScreen = (ctx: PanelContext, registry: ReadonlyArray<AnyResource>, form: Form, problems: FieldProblems) => {
