@@ -11,7 +11,8 @@ import {
   type Row,
   UnitOfWork,
   UnitsOfWork,
-  WebhookSettings
+  WebhookSettings,
+  MatchCandidates
 } from "@erp/core"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
@@ -158,7 +159,8 @@ export const makeMemoryStore = () => {
       Layer.succeed(CatalogLookup, CatalogLookup.of({} as never)),
       builtInTaxEngine,
       Layer.succeed(SecretBox, SecretBox.of({} as never)),
-      Layer.succeed(WebhookSettings, { allowPrivate: false, leaseSeconds: 60 })
+      Layer.succeed(WebhookSettings, { allowPrivate: false, leaseSeconds: 60 }),
+      Layer.succeed(MatchCandidates, MatchCandidates.of({} as never))
     ))
   )
   return { layer, events, tables }

@@ -1,6 +1,7 @@
 import { type Effect, type Option, Schema } from "effect"
 import type { Action, Principal } from "../auth/principal.js"
 import type { CatalogLookup } from "../catalogs/lookup.js"
+import type { MatchCandidates } from "../reconciliation/candidates.js"
 import type { TaxEngine } from "../tax/engine.js"
 import type { SecretBox } from "../secrets/secret-box.js"
 import type { WebhookSettings } from "../webhooks/settings.js"
@@ -45,8 +46,8 @@ export interface WriteContext {
  */
 export type WriteError = Unprocessable | InvalidRequest | Conflict | NotFound | Forbidden | PreconditionFailed | NeedsTransaction
 
-/** Services the engine offers to write rules (catalog matching, references, the tax engine; sealing a secret the record keeps; the webhook settings a URL is checked by). */
-export type WriteServices = CatalogLookup | TaxEngine | SecretBox | WebhookSettings
+/** Services the engine offers to write rules (catalog matching, references, the tax engine; sealing a secret the record keeps; the webhook settings a URL is checked by; reconciliation's reads). */
+export type WriteServices = CatalogLookup | TaxEngine | SecretBox | WebhookSettings | MatchCandidates
 
 /** One child of a collection while a write is being prepared. */
 export interface ChildDraft {
@@ -94,11 +95,14 @@ export interface StatusMachine<F extends Fields = Fields, S extends string = str
   derive?(draft: Draft<F>, context: WriteContext): NoInfer<S>
 }
 
-/** An operation beyond CRUD on one record: `POST /payables/{id}/allocate`. */
+/**
+ * An operation beyond CRUD on one record: `POST /payables/{id}/allocate`. A `GET` action reads
+ * (suggestions for a record): it takes no body, locks nothing, changes nothing and records no event.
+ */
 export interface ResourceAction {
   /** Endpoint and tool name stem, e.g. `allocate`. */
   readonly name: string
-  readonly method: "POST" | "DELETE"
+  readonly method: "GET" | "POST" | "DELETE"
   /** Under `/<resource>/{id}/`; `:name` segments are path parameters (UUIDs), e.g. `allocate/:allocationId`. */
   readonly path: string
   readonly permission: Action
@@ -170,6 +174,11 @@ export interface ActionStore {
   readonly updateRecord: (resource: AnyResource, id: string, body: unknown, values?: Row) => Effect.Effect<Row, WriteError>
   /** Soft-deletes a record of another resource as a client would (its permission, its `beforeRemove`, its event). */
   readonly removeRecord: (resource: AnyResource, id: string) => Effect.Effect<void, WriteError>
+  /**
+   * Runs a declared action of a record as a client would (its permission, the record locked, its
+   * event), inside this unit of work: a reconciliation allocating to several receivables at once.
+   */
+  readonly runAction: (resource: AnyResource, action: string, id: string, body: unknown, params?: Readonly<Record<string, string>>) => Effect.Effect<unknown, WriteError>
 }
 
 /** A record one create request makes: its input (as decoded), and stored values only the server sets. */

@@ -31,11 +31,13 @@ const make = Effect.gen(function* () {
   const context = yield* makeEngineContext
   const currentStore: CurrentStore = (principal) => Effect.map(UnitOfWork, (unit) => storeOf(principal, unit))
   const writes = makeRecordWrites(context, makeDrafts(context, currentStore), currentStore, new OneStatementAttempts())
-  const storeOf = makeActionStore(context.repo, writes)
+  // The store runs other records' actions, and actions are handed the store: bound once both exist.
+  const storeOf = makeActionStore(context.repo, writes, (...args) => actions.within(...args))
   const { list, listAnswers, search } = makeLists(context)
   const { get, lookup } = makeGets(context)
   const { walk, walkAnswers } = makeExports(context)
-  const action = makeActions(context, writes, currentStore)
+  const actions = makeActions(context, writes, currentStore)
+  const action = actions.action
   const { create, update, remove, restore } = writes
   const uses: ResourceEngine["Service"] = { list, listAnswers, walk, walkAnswers, get, lookup, search, create, update, remove, restore, action }
   const placement = yield* ReadPlacement

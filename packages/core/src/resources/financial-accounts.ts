@@ -6,6 +6,7 @@ import { unprocessable } from "../errors.js"
 import { choice, flag, freeText, integer, metadata, money, reference, text } from "./common.js"
 import { financialTransactions } from "./financial-transactions.js"
 import { importOfx } from "./ofx-import.js"
+import { autoReconcile } from "./reconciliation.js"
 
 export const ACCOUNT_TYPES = ["checking", "savings", "cash", "credit_card", "investment", "other"] as const
 
@@ -45,7 +46,7 @@ export const financialAccounts = defineResource({
   writes: {
     example: { name: "Itaú conta corrente", type: "checking", reference_code: "0341-1234-56789-0", initial_balance: "1500.00", display_order: 1 }
   },
-  actions: [importOfx],
+  actions: [importOfx, autoReconcile],
   // Transactions belong to their account: remove them (or ignore them) first.
   beforeRemove: ({ current, store }) =>
     Effect.flatMap(

@@ -7,6 +7,7 @@ import { decimal } from "../money/decimal.js"
 import { TRANSACTION_TYPES } from "../ofx/statement.js"
 import { choice, date, datetime, freeText, metadata, money, Problems, reference, text, Uuid } from "./common.js"
 import { resourceNamed } from "../engine/registry.js"
+import { reconciliationActions } from "./reconciliation.js"
 
 /** What is allocated of a transaction: to payables (money out) and receivables (money in). */
 export const ALLOCATED_SQL = `(coalesce((SELECT sum(a.allocated_amount) FROM payable_allocations a
@@ -95,6 +96,7 @@ export const financialTransactions = defineResource({
     references: { account_id: (): AnyResource => resourceNamed("financial-accounts") }
   },
   rules,
+  actions: reconciliationActions,
   beforeRemove: ({ current }) =>
     decimal(String(current.allocated_total ?? "0")).isZero()
       ? Effect.void

@@ -5,6 +5,7 @@ import { CursorSecret } from "../engine/cursor.js"
 import { ResourceEngine } from "../engine/service.js"
 import { layerCatalogLookup } from "./catalog-lookup.js"
 import { layerReportQueries } from "./report-queries.js"
+import { layerMatchCandidates } from "./match-candidates.js"
 import { Reports } from "../reports/service.js"
 import { catalogsCurrent, seedCatalogsAndRecord } from "./catalog-seed.js"
 import { layerStore, type StoreLocation } from "./database.js"
@@ -71,6 +72,7 @@ export const layerServices = (options: Pick<CoreOptions, "oauth" | "taxEngine" |
         layerCursorSecret,
         layerCatalogLookup,
         layerReportQueries,
+        layerMatchCandidates,
         layerTenancy,
         layerRateLimiterSql,
         layerIdempotencyKeysSql,

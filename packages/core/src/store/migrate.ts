@@ -18,6 +18,7 @@ import fairWebhookClaims from "./migrations/0015_fair_webhook_claims.js"
 import shardingReady from "./migrations/0016_sharding_ready.js"
 import idempotentCommits from "./migrations/0017_idempotent_commits.js"
 import salesReportFacts from "./migrations/0018_sales_report_facts.js"
+import bankCollection from "./migrations/0019_bank_collection.js"
 
 /** Every migration, in order; the migrator records applied ones in `erp_migrations`. */
 export const migrations = {
@@ -38,7 +39,8 @@ export const migrations = {
   "0015_fair_webhook_claims": fairWebhookClaims,
   "0016_sharding_ready": shardingReady,
   "0017_idempotent_commits": idempotentCommits,
-  "0018_sales_report_facts": salesReportFacts
+  "0018_sales_report_facts": salesReportFacts,
+  "0019_bank_collection": bankCollection
 }
 
 const run = Migrator.make({})

@@ -4,6 +4,7 @@ import BigNumber from "bignumber.js"
 import { Effect, Layer, Schema } from "effect"
 import { formatDecimal } from "../money/decimal.js"
 import { type AgingQuery, type CashFlowQuery, type IncomeQuery, ReportQueries, type SalesQuery, type SettlementSide } from "../reports/queries.js"
+import { decodeRows, openAmountSql, settlement } from "./settlement-sql.js"
 
 /**
  * The reports' aggregates: each sums in SQL over the tenant's rows (`numeric`, answered as
@@ -12,25 +13,6 @@ import { type AgingQuery, type CashFlowQuery, type IncomeQuery, ReportQueries, t
  */
 
 const Amount = Schema.String
-const decodeRows = <S extends Schema.Top & Schema.ConstraintDecoder<unknown>>(row: S) => {
-  const decode = Schema.decodeUnknownEffect(Schema.Array(row))
-  return (rows: ReadonlyArray<unknown>) => Effect.orDie(decode(rows))
-}
-
-const settlement = {
-  receivables: { table: "receivables", allocations: "receivable_allocations", key: "receivable_id", party: "customer_id", parties: "customers" },
-  payables: { table: "payables", allocations: "payable_allocations", key: "payable_id", party: "supplier_id", parties: "suppliers" }
-} as const
-
-/**
- * What settles a document less its allocations (alias `r`). Only a partial document has
- * allocations to subtract: a pending one has none (its status says so), so it costs no lookup.
- */
-const openAmountSql = (side: SettlementSide) => {
-  const { allocations, key } = settlement[side]
-  return `(r.amount - r.discount_amount + r.surcharge_amount - CASE WHEN r.status = 'partial' THEN coalesce((SELECT sum(a.allocated_amount)
-    FROM ${allocations} a WHERE a.tenant_id = r.tenant_id AND a.${key} = r.id), 0) ELSE 0 END)`
-}
 
 const AgingRow = Schema.Struct({ party_id: Schema.NullOr(Schema.String), name: Schema.NullOr(Schema.String), count: Schema.Int, amounts: Schema.String })
 const FlowRow = Schema.Struct({ start: Schema.String, inflow: Amount, outflow: Amount })

@@ -1,13 +1,27 @@
 import { Effect } from "effect"
 import type { Principal } from "../../auth/principal.js"
-import type { ActionStore } from "../resource.js"
+import type { ActionStore, AnyResource, WriteError } from "../resource.js"
 import { inTransactionOnly, UnitOfWork } from "../unit-of-work.js"
 import type { Repository } from "./context.js"
 import type { makeRecordWrites } from "./writes.js"
 import { decodeCreate, decodeUpdate } from "./write-input.js"
 
 /** Binds the repository, and whole writes of other resources, to a caller's tenant and unit of work. */
-export const makeActionStore = (repo: Repository, { createRecords, updateWithin, removeWithin }: Pick<ReturnType<typeof makeRecordWrites>, "createRecords" | "updateWithin" | "removeWithin">) => {
+/** Runs a declared action inside the caller's open unit of work (the engine's actions, given once they are built). */
+export type ActionWithin = (
+  resource: AnyResource,
+  name: string,
+  principal: Principal,
+  id: string,
+  params: Readonly<Record<string, string>>,
+  body: unknown
+) => Effect.Effect<unknown, WriteError, UnitOfWork>
+
+export const makeActionStore = (
+  repo: Repository,
+  { createRecords, updateWithin, removeWithin }: Pick<ReturnType<typeof makeRecordWrites>, "createRecords" | "updateWithin" | "removeWithin">,
+  actionWithin: ActionWithin
+) => {
   /**
    * The repository bound to the caller's tenant, as actions and write hooks use it
    * inside their unit of work (`unit`): raw reads and writes, and whole writes of
@@ -35,7 +49,9 @@ export const makeActionStore = (repo: Repository, { createRecords, updateWithin,
         UnitOfWork,
         unit
       )),
-    removeRecord: (resource, id) => inTransactionOnly(unit, Effect.provideService(removeWithin(resource, principal, id), UnitOfWork, unit))
+    removeRecord: (resource, id) => inTransactionOnly(unit, Effect.provideService(removeWithin(resource, principal, id), UnitOfWork, unit)),
+    runAction: (resource, action, id, body, params = {}) =>
+      inTransactionOnly(unit, Effect.provideService(actionWithin(resource, action, principal, id, params, body), UnitOfWork, unit))
   })
 
   const lockedOnlyInTransaction = <A>(unit: UnitOfWork["Service"], options: { readonly forUpdate?: boolean } | undefined, read: Effect.Effect<A>) =>

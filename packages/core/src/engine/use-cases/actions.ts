@@ -2,10 +2,10 @@ import { Effect } from "effect"
 import { authorize, type Principal } from "../../auth/principal.js"
 import { invalid, type InvalidRequest } from "../../errors.js"
 import { decodeBody } from "../decode.js"
-import { checkPrecondition } from "../etag.js"
+import { checkPrecondition, type Precondition } from "../etag.js"
 import type { AnyResource, ResourceAction } from "../resource.js"
 import { traced } from "../../traced.js"
-import { requireId, requireUuid, unlessFailed } from "./checks.js"
+import { found, requireId, requireUuid, unlessFailed } from "./checks.js"
 import type { CurrentStore, EngineContext, WriteOptions } from "./context.js"
 import { emit, origin } from "./drafts.js"
 import type { makeRecordWrites } from "./writes.js"
@@ -20,9 +20,37 @@ const rawInput = (declared: ResourceAction, body: unknown): Effect.Effect<Uint8A
   return Effect.succeed(body as Uint8Array | string)
 }
 
-/** Declared actions (allocate, cancel, import a file): run on one locked record, in one unit of work. */
-export const makeActions = ({ units, services }: EngineContext, { locked }: Pick<ReturnType<typeof makeRecordWrites>, "locked">, currentStore: CurrentStore) =>
-  Effect.fnUntraced(function* (
+/**
+ * Declared actions (allocate, cancel, import a file): run on one locked record, in one unit of
+ * work; a `GET` action reads the record without a lock and records nothing. `within` runs one
+ * inside a unit already open (an action running another record's action).
+ */
+export const makeActions = ({ units, services, repo }: EngineContext, { locked }: Pick<ReturnType<typeof makeRecordWrites>, "locked">, currentStore: CurrentStore) => {
+  /** The caller's right to it, the record's id, its path parameters and its body, checked before any unit opens. */
+  const prepare = (resource: AnyResource, declared: ResourceAction, principal: Principal, id: string, params: Readonly<Record<string, string>>, body: unknown) =>
+    Effect.gen(function* () {
+      yield* authorize(principal, resource.permission, declared.permission, resource.adminOnly)
+      const checked = yield* requireId(resource, id)
+      const checkedParams: Record<string, string> = {}
+      for (const [name, value] of Object.entries(params)) checkedParams[name] = yield* requireUuid(value, name)
+      const input = declared.raw ? yield* rawInput(declared, body) : declared.input ? yield* decodeBody(declared.input, body) : undefined
+      return { checked, params: checkedParams, input }
+    })
+
+  const run = (resource: AnyResource, declared: ResourceAction, principal: Principal, prepared: Effect.Success<ReturnType<typeof prepare>>, precondition?: Precondition) =>
+    Effect.gen(function* () {
+      const reads = declared.method === "GET"
+      const current = reads
+        ? yield* repo.findById(resource, principal.tenantId, prepared.checked).pipe(Effect.flatMap(found(resource)))
+        : yield* locked(resource, principal, prepared.checked)
+      yield* unlessFailed(checkPrecondition(resource, current, precondition))
+      const store = yield* currentStore(principal)
+      const output = yield* declared.run({ principal, resource, current, params: prepared.params, store }, prepared.input).pipe(Effect.provide(services))
+      if (!reads && declared.emits !== false) yield* emit(resource, "update", prepared.checked)
+      return output
+    })
+
+  const action = Effect.fnUntraced(function* (
     resource: AnyResource,
     declared: ResourceAction,
     principal: Principal,
@@ -31,22 +59,17 @@ export const makeActions = ({ units, services }: EngineContext, { locked }: Pick
     body: unknown,
     options: WriteOptions = {}
   ) {
-    yield* authorize(principal, resource.permission, declared.permission, resource.adminOnly)
-    const checked = yield* requireId(resource, id)
-    const checkedParams: Record<string, string> = {}
-    for (const [name, value] of Object.entries(params)) checkedParams[name] = yield* requireUuid(value, name)
-    const input = declared.raw ? yield* rawInput(declared, body) : declared.input ? yield* decodeBody(declared.input, body) : undefined
-    return yield* units.run(
-      origin(principal),
-      Effect.gen(function* () {
-        const current = yield* locked(resource, principal, checked)
-        yield* unlessFailed(checkPrecondition(resource, current, options.precondition))
-        const store = yield* currentStore(principal)
-        const output = yield* declared.run({ principal, resource, current, params: checkedParams, store }, input).pipe(
-          Effect.provide(services)
-        )
-        if (declared.emits !== false) yield* emit(resource, "update", checked)
-        return output
-      })
-    )
+    const prepared = yield* prepare(resource, declared, principal, id, params, body)
+    return yield* units.run(origin(principal), run(resource, declared, principal, prepared, options.precondition))
   }, traced("ResourceEngine.action"))
+
+  /** An action of `resource` named `name`, run inside the caller's unit of work. */
+  const within = (resource: AnyResource, name: string, principal: Principal, id: string, params: Readonly<Record<string, string>>, body: unknown) =>
+    Effect.gen(function* () {
+      const declared = resource.actions?.find((candidate) => candidate.name === name)
+      if (!declared) return yield* Effect.die(new Error(`${resource.name} declares no action ${name}`))
+      return yield* run(resource, declared, principal, yield* prepare(resource, declared, principal, id, params, body))
+    })
+
+  return { action, within }
+}
