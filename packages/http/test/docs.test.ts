@@ -18,7 +18,7 @@ const NOT_API_CODES = new Set(["EAI_AGAIN", "PG_VERSION"])
 describe("the documentation", () => {
   const api = read("docs/api.md")
   /** The contract's pages (api.md indexes them): the error codes table is concepts.md's; tax codes and delivery errors live with their subject. */
-  const contract = ["concepts", "resources", "finance-and-sales", "catalogs", "webhooks", "mcp", "oauth", "panel", "limits", "reports", "reconciliation"].map((name) => read(`docs/${name}.md`)).join("\n")
+  const contract = ["concepts", "resources", "finance-and-sales", "catalogs", "webhooks", "mcp", "oauth", "panel", "limits", "reports", "reconciliation", "collection"].map((name) => read(`docs/${name}.md`)).join("\n")
 
   it("names every route of the OpenAPI document in docs/api.md", () => {
     const document = JSON.parse(read("packages/http/openapi.json")) as { paths: Record<string, unknown> }

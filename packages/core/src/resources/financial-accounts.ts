@@ -3,9 +3,10 @@ import { banks } from "../catalogs/banks.js"
 import { expression, id, timestamps } from "../engine/field.js"
 import { defineResource, type RecordType } from "../engine/resource.js"
 import { unprocessable } from "../errors.js"
-import { choice, flag, freeText, integer, metadata, money, reference, text } from "./common.js"
+import { block, choice, flag, freeText, integer, metadata, money, reference, text } from "./common.js"
 import { financialTransactions } from "./financial-transactions.js"
 import { importOfx } from "./ofx-import.js"
+import { AccountPix, accountPixInput, accountPixRules } from "./pix-charge.js"
 import { autoReconcile } from "./reconciliation.js"
 
 export const ACCOUNT_TYPES = ["checking", "savings", "cash", "credit_card", "investment", "other"] as const
@@ -38,6 +39,12 @@ export const financialAccounts = defineResource({
     description: freeText(1000),
     is_blocked: flag(),
     display_order: integer({ filter: { sortable: true } }),
+    br_data: block({
+      identifier: "FinancialAccountBrData",
+      keys: AccountPix.fields,
+      input: Schema.Struct(accountPixInput).annotate({ identifier: "FinancialAccountBrDataInput", description: "How the account collects in Brazil: its PIX key" }),
+      filters: { pix_key: "string" }
+    }),
     metadata: metadata(),
     ...timestamps()
   },
@@ -46,6 +53,7 @@ export const financialAccounts = defineResource({
   writes: {
     example: { name: "Itaú conta corrente", type: "checking", reference_code: "0341-1234-56789-0", initial_balance: "1500.00", display_order: 1 }
   },
+  rules: accountPixRules,
   actions: [importOfx, autoReconcile],
   // Transactions belong to their account: remove them (or ignore them) first.
   beforeRemove: ({ current, store }) =>

@@ -1,6 +1,8 @@
-import { type ResourceRef } from "../engine/field.js"
+import { Schema } from "effect"
+import { type ResourceRef, stored } from "../engine/field.js"
 import type { RecordType } from "../engine/resource.js"
 import { reference } from "./common.js"
+import { pixAction } from "./pix-charge.js"
 import { customers } from "./customers.js"
 import { resourceNamed } from "../engine/registry.js"
 import { defineSettlement } from "./settlements.js"
@@ -19,8 +21,11 @@ export const receivables = defineSettlement({
   own: {
     customer_id: reference((): ResourceRef => customers),
     sales_order_id: reference((): ResourceRef => resourceNamed("sales-orders"), { description: "The sales order it comes from (of this tenant)" }),
-    invoice_id: reference((): ResourceRef => resourceNamed("invoices"), { description: "The invoice it comes from (of this tenant)" })
+    invoice_id: reference((): ResourceRef => resourceNamed("invoices"), { description: "The invoice it comes from (of this tenant)" }),
+    pix_txid: stored("text", Schema.String, { nullable: true, filter: true, description: "The txid of its PIX charge (POST /receivables/{id}/pix): a statement line carrying it pays this receivable" }),
+    our_number: stored("text", Schema.String, { nullable: true, filter: true, description: "Its boleto's our number (nosso número), by which the bank's return file names it" })
   },
+  actions: [pixAction],
   example: { amount: "890.00", due_date: "2024-02-15", issue_date: "2024-01-15", description: "Pedido 1001, parcela única" }
 })
 

@@ -56,6 +56,8 @@ export interface SettlementSpec {
   /** Fields of `own` the server sets; a change of `amount` on a record linked this way is refused (the link's total depends on it). */
   readonly lockedBy?: string
   readonly example: Row
+  /** Actions only one of them has (a receivable's PIX charge). */
+  readonly actions?: ReadonlyArray<ResourceAction>
 }
 
 const allocationFields = (parentKey: string) => ({
@@ -364,7 +366,7 @@ export const defineSettlement = (spec: SettlementSpec) => {
     status,
     rules,
     createMany,
-    actions: [allocateAction, unallocateAction, cancelAction],
+    actions: [allocateAction, unallocateAction, cancelAction, ...(spec.actions ?? [])],
     beforeRemove: ({ current }) =>
       ((current.allocations as ReadonlyArray<Row> | undefined) ?? []).length === 0
         ? Effect.void
