@@ -59,6 +59,17 @@ const day = (base: string, days: number) => new Date(Date.parse(`${base}T00:00:0
 const cents = (value: number) => (value / 100).toFixed(2)
 const uuid = (next: () => number) =>
   "xxxxxxxx-xxxx-4xxx-8xxx-xxxxxxxxxxxx".replace(/x/g, () => Math.floor(next() * 16).toString(16))
+/** The two check digits of a CPF (11 digits) or CNPJ (14), by the tax authority's modulo 11. */
+const withCheckDigits = (base: string): string => {
+  const digit = (body: string) => {
+    const weights = body.length < 12 ? Array.from({ length: body.length }, (_, i) => body.length + 1 - i) : Array.from({ length: body.length }, (_, i) => ((body.length - 1 - i) % 8) + 2)
+    const sum = [...body].reduce((total, char, i) => total + Number(char) * weights[i], 0)
+    const rest = sum % 11
+    return rest < 2 ? "0" : String(11 - rest)
+  }
+  const first = base + digit(base)
+  return first + digit(first)
+}
 const formatCnpj = (digits: string) => `${digits.slice(0, 2)}.${digits.slice(2, 5)}.${digits.slice(5, 8)}/${digits.slice(8, 12)}-${digits.slice(12)}`
 const formatCpf = (digits: string) => `${digits.slice(0, 3)}.${digits.slice(3, 6)}.${digits.slice(6, 9)}-${digits.slice(9)}`
 
@@ -75,7 +86,7 @@ export const generateStatement = (options: { readonly seed: number; readonly doc
     const name = company ? `${pick(TRADES)} ${pick(PLACES)} ${pick(SUFFIXES)}`.trim() : `${pick(FIRST)} ${pick(LAST)} ${pick(LAST)}`
     if (names.has(plain(name).replace(/ (LTDA|ME|EIRELI|S\/A)$/u, ""))) continue
     names.add(plain(name).replace(/ (LTDA|ME|EIRELI|S\/A)$/u, ""))
-    parties.push({ id: uuid(next), name, taxId: company ? digits(14) : digits(11) })
+    parties.push({ id: uuid(next), name, taxId: withCheckDigits(company ? `${digits(8)}0001` : digits(9)) })
   }
 
   const documents: Array<GeneratedDocument> = []

@@ -12,11 +12,20 @@ import { idempotent } from "./idempotency.js"
 import { noteServerFailure } from "./server-errors.js"
 import { queryParams } from "./query-params.js"
 import { reportsHandlers } from "./reports-handlers.js"
+import { prefers } from "./accept.js"
 
 
 const mapDomain = Effect.mapError((error: DomainError) => toApiError(error))
 
 const json = (body: unknown, status = 200) => HttpServerResponse.jsonUnsafe(body, { status })
+
+/** An action's answer as a page to print: its own styles, no script, nothing loaded from elsewhere. */
+const printablePage = (page: string, status: number) =>
+  HttpServerResponse.text(page, {
+    status,
+    contentType: "text/html; charset=utf-8",
+    headers: { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'none'", "x-content-type-options": "nosniff" }
+  })
 
 /**
  * A page whose records are JSON text already (built by the store): each written into one buffer,
@@ -111,6 +120,7 @@ export const makeResourceHandlers = (resource: AnyResource) =>
             yield* underParent(caller, path, id).pipe(mapDomain)
             const output = yield* withCaller(caller, engine.action(resource, action, caller, id, params, body, { precondition }))
             if (!action.output) return HttpServerResponse.empty({ status: 204 })
+            if (action.page && prefers(request.headers.accept, "text/html")) return printablePage(action.page(output), action.successStatus ?? 200)
             // An action answering the record it acted on (a cancel) gives its new ETag, for the next If-Match.
             const answersRecord = typeof output === "object" && output !== null && String((output as { id?: unknown }).id) === id
             return answersRecord ? recordResponse(resource, output, action.successStatus ?? 200) : json(output, action.successStatus ?? 200)

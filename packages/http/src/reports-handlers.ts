@@ -6,17 +6,10 @@ import { apiRequestOf } from "./body.js"
 import { tenantBusy, toApiError } from "./errors.js"
 import { queryParams } from "./query-params.js"
 import { ReportsGroup } from "./reports-api.js"
+import { prefers } from "./accept.js"
 
 const api = HttpApi.make("erp").add(ReportsGroup)
 type ReportRoute = HttpApiEndpoint.Handler<(typeof ReportsGroup)["endpoints"][string], never, CurrentPrincipal>
-
-/** Whether the caller asked for CSV (`Accept: text/csv`) before JSON. */
-const wantsCsv = (accept: string | undefined) => {
-  if (!accept) return false
-  const csv = accept.indexOf("text/csv")
-  const json = accept.indexOf("application/json")
-  return csv >= 0 && (json < 0 || csv < json)
-}
 
 /** The reports' handlers: each runs its report for the caller, in its tenant's turn, and answers JSON or CSV. */
 export const reportsHandlers = HttpApiBuilder.group(api, "reports", (handlers) =>
@@ -27,7 +20,7 @@ export const reportsHandlers = HttpApiBuilder.group(api, "reports", (handlers) =
       gate.run(caller.tenantId, reports.run(report, caller, queryParams({ url }))).pipe(
         Effect.mapError((error) => (error instanceof TenantBusy ? tenantBusy(error) : toApiError(error))),
         Effect.map((answer) =>
-          wantsCsv(accept)
+          prefers(accept, "text/csv")
             ? HttpServerResponse.text(toCsv(report.table(answer)), {
               contentType: "text/csv; charset=utf-8",
               headers: { "content-disposition": `attachment; filename="${report.name}.csv"` }

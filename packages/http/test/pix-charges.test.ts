@@ -4,7 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestHost, type TestHost, type TestTenant } from "../../../test/support/host.js"
 import { storeKinds, testStore } from "../../../test/support/stores.js"
 
-type Json = Record<string, any>
 
 /** PIX charges of receivables over HTTP on every store, each BR Code read back by another implementation (pix-utils). */
 describe.each(storeKinds)("PIX charges on %s", (kind) => {

@@ -121,6 +121,8 @@ export interface ResourceAction {
   readonly importer?: { readonly format: string; readonly option: string }
   /** The answer; absent: 204 with no body. */
   readonly output?: AnySchema
+  /** The answer as a page to print, for a client that asks for `text/html` (a boleto). */
+  readonly page?: (output: unknown) => string
   readonly successStatus?: 200 | 201
   /** `false`: the action records no `update` of this record (an import whose created records have their own events). */
   readonly emits?: boolean

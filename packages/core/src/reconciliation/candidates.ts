@@ -32,8 +32,25 @@ export interface LineAllocation {
 export class MatchCandidates extends Context.Service<MatchCandidates, {
   readonly open: (query: CandidateQuery) => Effect.Effect<ReadonlyArray<OpenDocument>>
   readonly allocationsOf: (tenantId: string, transactionId: string) => Effect.Effect<ReadonlyArray<LineAllocation>>
+  /**
+   * An account's receivables whose our number a bank's file may write as one of `numbers`: the
+   * digits of one end the other's (`sameOurNumber` then decides).
+   */
+  readonly byOurNumbers: (tenantId: string, accountId: string, numbers: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<{ readonly id: string; readonly ourNumber: string }>>
 }>()("erp/core/MatchCandidates") {}
 
+/** The digits of an our number, its zeros kept: banks write it at a fixed width, which is what tells 1 from 11. */
+export const ourNumberDigits = (ourNumber: string) => ourNumber.replace(/\D/gu, "")
+
+/** The fewest digits two our numbers must share: every bank's layout is at least this wide. */
+const MIN_OUR_NUMBER_DIGITS = 8
+
+/** Whether a bank's file's our number names this receivable's: one's digits end the other's (the bank adds its wallet, agreement or check digit). */
+export const sameOurNumber = (fromFile: string, stored: string) => {
+  const file = ourNumberDigits(fromFile)
+  const mine = ourNumberDigits(stored)
+  return Math.min(file.length, mine.length) >= MIN_OUR_NUMBER_DIGITS && (file.endsWith(mine) || mine.endsWith(file))
+}
 /** How far around the lines' posting dates due dates are looked for (beside amounts and identifiers, found anywhere). */
 const WINDOW_DAYS = 60
 /** At most this many documents scored for one request. */

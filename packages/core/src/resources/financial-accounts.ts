@@ -5,8 +5,9 @@ import { defineResource, type RecordType } from "../engine/resource.js"
 import { unprocessable } from "../errors.js"
 import { block, choice, flag, freeText, integer, metadata, money, reference, text } from "./common.js"
 import { financialTransactions } from "./financial-transactions.js"
+import { importCnab } from "./cnab-import.js"
 import { importOfx } from "./ofx-import.js"
-import { AccountPix, accountPixInput, accountPixRules } from "./pix-charge.js"
+import { AccountCollection, accountCollectionInput, accountCollectionRules } from "./account-collection.js"
 import { autoReconcile } from "./reconciliation.js"
 
 export const ACCOUNT_TYPES = ["checking", "savings", "cash", "credit_card", "investment", "other"] as const
@@ -41,9 +42,9 @@ export const financialAccounts = defineResource({
     display_order: integer({ filter: { sortable: true } }),
     br_data: block({
       identifier: "FinancialAccountBrData",
-      keys: AccountPix.fields,
-      input: Schema.Struct(accountPixInput).annotate({ identifier: "FinancialAccountBrDataInput", description: "How the account collects in Brazil: its PIX key" }),
-      filters: { pix_key: "string" }
+      keys: AccountCollection.fields,
+      input: accountCollectionInput,
+      filters: { pix_key: "string", boleto_bank_code: "string" }
     }),
     metadata: metadata(),
     ...timestamps()
@@ -53,8 +54,8 @@ export const financialAccounts = defineResource({
   writes: {
     example: { name: "Itaú conta corrente", type: "checking", reference_code: "0341-1234-56789-0", initial_balance: "1500.00", display_order: 1 }
   },
-  rules: accountPixRules,
-  actions: [importOfx, autoReconcile],
+  rules: accountCollectionRules,
+  actions: [importOfx, importCnab, autoReconcile],
   // Transactions belong to their account: remove them (or ignore them) first.
   beforeRemove: ({ current, store }) =>
     Effect.flatMap(

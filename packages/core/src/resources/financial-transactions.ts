@@ -15,7 +15,7 @@ export const ALLOCATED_SQL = `(coalesce((SELECT sum(a.allocated_amount) FROM pay
   + coalesce((SELECT sum(a.allocated_amount) FROM receivable_allocations a
     WHERE a.tenant_id = r.tenant_id AND a.financial_transaction_id = r.id), 0))::numeric(20, 6)`
 
-const SOURCES = ["manual", "api", "ofx"] as const
+const SOURCES = ["manual", "api", "ofx", "cnab"] as const
 
 /**
  * A transaction with allocations keeps its account, amount and sign (its settlements
@@ -44,7 +44,7 @@ const transactionFields = {
   id: id(),
   account_id: reference((): ResourceRef => resourceNamed("financial-accounts"), { nullable: false, required: true, description: "The financial account" }),
   transfer_id: column({ type: "uuid", output: Schema.String, inputSchema: Uuid, nullable: true, description: "Pairs the two sides of a transfer between accounts" }),
-  source: choice(SOURCES, { input: "create", description: "manual (default), api or ofx (imported)" }),
+  source: choice(SOURCES, { input: "create", description: "manual (default), api, ofx (imported statement) or cnab (a bank's collection return file)" }),
   fitid: text(255, { nullable: true, input: "create", description: "The bank's unique id of the transaction (OFX FITID); unique per account" }),
   trn_type: choice(TRANSACTION_TYPES, { description: "OFX TRNTYPE; defaults to CREDIT or DEBIT by the sign of amount" }),
   posted_at: date({ required: true, filter: { sortable: true }, description: "The day the bank posted it" }),

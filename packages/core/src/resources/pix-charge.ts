@@ -1,51 +1,10 @@
 import { Effect, Option, Schema } from "effect"
 import { resourceNamed } from "../engine/registry.js"
-import type { AnyResource, Draft, ResourceAction } from "../engine/resource.js"
+import type { AnyResource, ResourceAction } from "../engine/resource.js"
 import { unprocessable } from "../errors.js"
-import { decimal, formatDecimal } from "../money/decimal.js"
-import { brCodeSvg, buildBrCode, newTxid, parsePixKey, PIX_KEY_TYPES } from "../payments/pix/index.js"
-import { Problems, Text } from "./common.js"
-
-/** An account's PIX key and the holder's name and city as the key's directory entry has them. */
-export const AccountPix = Schema.Struct({
-  pix_key: Schema.NullOr(Schema.String),
-  pix_key_type: Schema.NullOr(Schema.Literals(PIX_KEY_TYPES)),
-  pix_merchant_name: Schema.NullOr(Schema.String),
-  pix_merchant_city: Schema.NullOr(Schema.String)
-})
-
-export const accountPixInput = {
-  pix_key: Schema.optionalKey(Schema.NullOr(Text(77)).annotate({ description: "The account's PIX key: a CPF, CNPJ, e-mail, phone (+55…) or random key" })),
-  pix_key_type: Schema.optionalKey(Schema.NullOr(Schema.Literals(PIX_KEY_TYPES)).annotate({ description: "Read from the key when absent; send it to read the key as that type" })),
-  pix_merchant_name: Schema.optionalKey(Schema.NullOr(Text(100)).annotate({ description: "The account holder's name in PIX charges (cut to 25 letters, accents removed)" })),
-  pix_merchant_city: Schema.optionalKey(Schema.NullOr(Text(60)).annotate({ description: "The account holder's city in PIX charges (cut to 15 letters)" }))
-}
-
-/** The PIX keys of a stored or drafted `br_data`, whatever else it holds. */
-const PixFields = Schema.Struct({
-  pix_key: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  pix_key_type: Schema.optionalKey(Schema.NullOr(Schema.Literals(PIX_KEY_TYPES))),
-  pix_merchant_name: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  pix_merchant_city: Schema.optionalKey(Schema.NullOr(Schema.String))
-})
-const readPix = Schema.decodeUnknownOption(PixFields)
-const pixOf = (block: unknown): typeof PixFields.Type => Option.getOrElse(readPix(block), () => ({}))
-
-/** A PIX key is kept as its directory writes it (digits, lower case, +55…), with its type; a key that is none is 422 on it. */
-export const accountPixRules = (draft: Draft) =>
-  Effect.gen(function* () {
-    const block = draft.values.br_data
-    const pix = pixOf(block)
-    if (typeof pix.pix_key !== "string") return draft
-    const parsed = parsePixKey(pix.pix_key, pix.pix_key_type ?? undefined)
-    if (!parsed.ok) {
-      const problems = new Problems()
-      problems.add("br_data.pix_key", parsed.message)
-      return yield* problems.fail("The PIX key is not valid")
-    }
-    const rest = typeof block === "object" && block !== null ? block : {}
-    return { ...draft, values: { ...draft.values, br_data: { ...rest, pix_key: parsed.key.value, pix_key_type: parsed.key.type } } }
-  })
+import { formatDecimal } from "../money/decimal.js"
+import { brCodeSvg, buildBrCode, newTxid } from "../payments/pix/index.js"
+import { collectionOf, openAmountOf } from "./account-collection.js"
 
 export const PixCharge = Schema.Struct({
   receivable_id: Schema.String,
@@ -77,11 +36,11 @@ export const pixAction: ResourceAction = {
       if (typeof receivable.financial_account_id !== "string") return yield* refuse("financial_account_id", "is required: the account whose PIX key receives", "PIX_NOT_SET_UP")
       const account = yield* context.store.findById(accounts(), receivable.financial_account_id)
       if (Option.isNone(account)) return yield* refuse("financial_account_id", "does not match any financial account", "PIX_NOT_SET_UP")
-      const pix = pixOf(account.value.br_data)
+      const pix = collectionOf(account.value.br_data)
       if (!pix.pix_key || !pix.pix_merchant_name || !pix.pix_merchant_city) {
         return yield* refuse("financial_account_id", "has no PIX key, merchant name and city (br_data.pix_key, pix_merchant_name, pix_merchant_city)", "PIX_NOT_SET_UP")
       }
-      const open = decimal(String(receivable.amount)).minus(String(receivable.discount_amount)).plus(String(receivable.surcharge_amount)).minus(String(receivable.allocated_total))
+      const open = openAmountOf(receivable)
       const txid = typeof receivable.pix_txid === "string" ? receivable.pix_txid : newTxid()
       const built = buildBrCode({ key: pix.pix_key, merchantName: pix.pix_merchant_name, merchantCity: pix.pix_merchant_city, amount: formatDecimal(open), txid })
       if (!built.ok) {

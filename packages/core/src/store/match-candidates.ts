@@ -1,6 +1,6 @@
 import * as SqlClient from "effect/sql/SqlClient"
 import { Effect, Layer, Schema } from "effect"
-import { type CandidateQuery, MatchCandidates } from "../reconciliation/candidates.js"
+import { type CandidateQuery, MatchCandidates, ourNumberDigits } from "../reconciliation/candidates.js"
 import { decodeRows, openAmountSql, settlement } from "./settlement-sql.js"
 
 const CandidateRow = Schema.Struct({
@@ -69,6 +69,20 @@ export const layerMatchCandidates = Layer.effect(
         Effect.map((rows) => rows.map((row) => ({ side: row.side, documentId: row.document_id, allocationId: row.allocation_id })))
       )
 
-    return MatchCandidates.of({ open, allocationsOf })
+    const ourNumberRows = decodeRows(Schema.Struct({ id: Schema.String, our_number: Schema.String }))
+    const byOurNumbers = (tenantId: string, accountId: string, numbers: ReadonlyArray<string>) => {
+      const keys = [...new Set(numbers.map(ourNumberDigits).filter((key) => key.length > 0))]
+      if (keys.length === 0) return Effect.succeed([])
+      return sql`SELECT r.id::text AS id, r.our_number FROM receivables r
+          CROSS JOIN LATERAL (SELECT regexp_replace(r.our_number, '[^0-9]', '', 'g') AS digits) d
+          WHERE r.tenant_id = ${tenantId}::uuid AND r.financial_account_id = ${accountId}::uuid AND r.our_number IS NOT NULL AND r.deleted_at IS NULL
+            AND d.digits <> '' AND EXISTS (SELECT 1 FROM unnest(${keys}::text[]) k WHERE right(k, length(d.digits)) = d.digits OR right(d.digits, length(k)) = k)`.pipe(
+        Effect.orDie,
+        Effect.flatMap(ourNumberRows),
+        Effect.map((rows) => rows.map((row) => ({ id: row.id, ourNumber: row.our_number })))
+      )
+    }
+
+    return MatchCandidates.of({ open, allocationsOf, byOurNumbers })
   })
 )

@@ -10,6 +10,7 @@ export default Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(`
 ALTER TABLE financial_accounts ADD COLUMN br_data jsonb NOT NULL DEFAULT '{}';
 ALTER TABLE receivables ADD COLUMN pix_txid text;
 ALTER TABLE receivables ADD COLUMN our_number text;
+ALTER TABLE receivables ADD COLUMN our_number_sequence text;
 CREATE UNIQUE INDEX receivables_pix_txid_key ON receivables (tenant_id, pix_txid) WHERE pix_txid IS NOT NULL;
 CREATE UNIQUE INDEX receivables_our_number_key ON receivables (tenant_id, financial_account_id, our_number) WHERE our_number IS NOT NULL;
 CREATE INDEX financial_transactions_unreconciled_idx ON financial_transactions (tenant_id, account_id, posted_at) WHERE NOT is_reconciled AND deleted_at IS NULL;
