@@ -32,7 +32,7 @@ export const attributeOf = (element: Element, name: string) => element.attrs.fin
 const ELEMENTS = new Set([
   "html", "head", "body", "meta", "title", "link", "script", "style", "main", "header", "nav", "section", "div", "span", "a", "p", "h1", "h2", "h3",
   "ul", "li", "dl", "dt", "dd", "table", "thead", "tbody", "tr", "th", "td", "form", "label", "input", "select", "option", "textarea", "button",
-  "fieldset", "legend", "strong", "code", "pre", "output", "time", "br",
+  "fieldset", "legend", "strong", "code", "pre", "output", "time", "br", "ol",
   // The panel's charts, SVG drawn on the server.
   "svg", "rect", "text", "polyline"
 ])

@@ -195,10 +195,16 @@ describe.each(storeKinds)("The panel in Chromium on %s", (kind) => {
       expect((await page.locator(chart).boundingBox())!.width, chart).toBeLessThanOrEqual(width)
     }
     const product = await host.request("POST", "/products", { token: tenant.token, body: { name: "Standing desk", sale_price: "1299.90", tags: ["office"] } })
+    const bank = await host.request("POST", "/financial-accounts", { token: tenant.token, body: { name: "Banco", type: "checking" } })
+    const payer = await host.request("POST", "/customers", { token: tenant.token, body: { legal_name: "Mercado Serra Azul Ltda" } })
+    const day = new Date().toISOString().slice(0, 10)
+    await host.request("POST", "/receivables", { token: tenant.token, body: { customer_id: payer.body.id, amount: "410.00", due_date: day } })
+    await host.request("POST", "/financial-transactions", { token: tenant.token, body: { account_id: bank.body.id, posted_at: day, amount: "410.00", name: "PIX RECEBIDO MERCADO SERRA AZUL LTDA" } })
     const screens = [
       ["/panel/keys/new", "key-form"], ["/panel/keys", "keys"], ["/panel/members", "members"], ["/panel/apps", "apps"], ["/panel/events", "events"],
       ["/panel/deleted", "deleted"], ["/panel/r/products", "products"], ["/panel/r/products/new", "product-form"], [`/panel/r/products/${product.body.id}`, "product"],
-      ["/panel/reports/cash-flow?interval=week", "report-cash-flow"], ["/panel/reports/receivables-aging", "report-aging"]
+      ["/panel/reports/cash-flow?interval=week", "report-cash-flow"], ["/panel/reports/receivables-aging", "report-aging"],
+      [`/panel/reconciliation/${bank.body.id}`, "reconciliation"]
     ]
     for (const [path, name] of screens) {
       await page.goto(`${forwarder.url}${path}`)

@@ -22,7 +22,7 @@ td, dd, h1 { overflow-wrap: anywhere; }
 .top form { margin: 0; display: flex; gap: .4rem; align-items: center; }
 .top select { padding: .3rem; border-radius: .35rem; border: 0; max-width: 12rem; }
 .top button { background: #2c3a5e; color: #fff; border: 1px solid #4a5a84; padding: .3rem .7rem; border-radius: .35rem; cursor: pointer; font: inherit; }
-.shell { display: grid; grid-template-columns: 15rem 1fr; min-height: calc(100vh - 3rem); }
+.shell { display: grid; grid-template-columns: 15rem minmax(0, 1fr); min-height: calc(100vh - 3rem); }
 nav.side { background: var(--card); border-right: 1px solid var(--line); padding: 1rem .6rem; }
 nav.side h2 { font-size: .75rem; text-transform: uppercase; letter-spacing: .06em; color: var(--muted); margin: 1.1rem .6rem .3rem; }
 nav.side ul { list-style: none; margin: 0; padding: 0; }
@@ -65,6 +65,12 @@ h3 { font-size: 1rem; margin: 0 0 .3rem; }
 .counts strong { display: block; font-size: 1.3rem; }
 .counts span { color: var(--muted); font-size: .85rem; }
 .table-wrap { overflow-x: auto; }
+td.num { white-space: nowrap; }
+.suggestions { margin: 0; padding-left: 1.2rem; }
+.suggestions li { margin: 0 0 .6rem; }
+.suggestions .score { font-weight: 600; margin-right: .4rem; }
+.suggestions .document, .suggestions .reasons { display: block; }
+.suggestions form { margin-top: .3rem; }
 table { width: 100%; border-collapse: collapse; background: var(--card); }
 th, td { text-align: left; padding: .55rem .6rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .8rem; text-transform: uppercase; letter-spacing: .04em; color: var(--muted); font-weight: 600; }

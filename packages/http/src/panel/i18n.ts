@@ -23,6 +23,18 @@ export const localeFrom = (acceptLanguage: string | undefined): Locale => {
 }
 
 const PT: Readonly<Record<string, string>> = {
+  "Bank reconciliation": "Conciliação bancária",
+  "Reconcile automatically": "Conciliar automaticamente",
+  "Not reconciled": "Não conciliados",
+  "Reconciled": "Conciliados",
+  "No suggestion": "Sem sugestão",
+  "Accept": "Aceitar",
+  "Undo": "Desfazer",
+  "Done": "Feito",
+  "Line": "Lançamento",
+  "due": "vence",
+  "Date": "Data",
+  "Amount": "Valor",
   "Reports": "Relatórios",
   "Result": "Resultado",
   "Show": "Mostrar",

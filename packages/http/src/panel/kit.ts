@@ -53,6 +53,7 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
       if (ctx.isAdmin) main.push({ href: `${root}/keys`, label: t("API keys"), key: "keys" }, { href: `${root}/members`, label: t("Members"), key: "members" }, { href: `${root}/apps`, label: t("Authorized apps"), key: "apps" })
       if (can(ctx.principal, "events", "read")) main.push({ href: `${root}/events`, label: t("Event feed"), key: "events" })
       if (can(ctx.principal, REPORTS_PERMISSION, "read")) main.push({ href: `${root}/reports`, label: t("Reports"), key: "reports" })
+      if (can(ctx.principal, "financial-transactions", "read")) main.push({ href: `${root}/reconciliation`, label: t("Bank reconciliation"), key: "reconciliation" })
       main.push({ href: `${root}/deleted`, label: t("Deleted records"), key: "deleted" })
       const resources = registry
         .filter((resource) => resource.storage !== "catalog" && resource.name !== "events" && !resource.nestedUnder)

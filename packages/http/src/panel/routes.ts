@@ -11,6 +11,7 @@ import { makeDeleted } from "./deleted.js"
 import { makeRecords } from "./records.js"
 import { makeMembers } from "./members.js"
 import { makeApps } from "./apps.js"
+import { makeReconciliation } from "./reconciliation.js"
 import { makeReports } from "./reports.js"
 
 const asset = (body: string, type: string) =>
@@ -54,6 +55,11 @@ export const PANEL_ROUTES = [
   "GET /panel/reports",
   "GET /panel/reports/:report.csv",
   "GET /panel/reports/:report",
+  "GET /panel/reconciliation",
+  "GET /panel/reconciliation/:account",
+  "POST /panel/reconciliation/:account/auto",
+  "POST /panel/reconciliation/:account/lines/:line/reconcile",
+  "POST /panel/reconciliation/:account/lines/:line/unreconcile",
   "GET /panel/deleted",
   "POST /panel/deleted/:resource/:id/restore",
   "GET /panel/r/:resource",
@@ -81,6 +87,7 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
       const members = makeMembers(kit)
       const apps = makeApps(kit)
       const reports = yield* makeReports(kit)
+      const reconciliation = makeReconciliation(kit)
       const handlers = {
         "GET /panel": makeOverview(kit, reports),
         "GET /panel/assets/panel.css": asset(PANEL_CSS, "text/css; charset=utf-8"),
@@ -110,6 +117,11 @@ export const layerPanelRoutes = (registry: ReadonlyArray<AnyResource>) =>
         "GET /panel/reports": reports.list,
         "GET /panel/reports/:report.csv": reports.csv,
         "GET /panel/reports/:report": reports.show,
+        "GET /panel/reconciliation": reconciliation.list,
+        "GET /panel/reconciliation/:account": reconciliation.show,
+        "POST /panel/reconciliation/:account/auto": reconciliation.auto,
+        "POST /panel/reconciliation/:account/lines/:line/reconcile": reconciliation.reconcile,
+        "POST /panel/reconciliation/:account/lines/:line/unreconcile": reconciliation.unreconcile,
         "GET /panel/deleted": deleted.list,
         "POST /panel/deleted/:resource/:id/restore": deleted.restore,
         "GET /panel/r/:resource": records.list,
