@@ -103,6 +103,31 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
 
   const uniqueName = (prefix: string) => `${prefix} ${randomUUID().slice(0, 8)}`
 
+  it("reconciles a statement line and charges a receivable by PIX and boleto through their tools", async () => {
+    const today = new Date().toISOString().slice(0, 10)
+    const account = await admin.ok("create_financial_account", { name: uniqueName("Banco"), type: "checking" })
+    await admin.ok("update_financial_account", {
+      id: account.id,
+      br_data: { pix_key: "maria@example.com", pix_merchant_name: "Loja Teste", pix_merchant_city: "Curitiba", boleto_bank_code: "341", boleto_agency: "0057", boleto_wallet: "109", boleto_account: "12345", boleto_next_our_number: 7 }
+    })
+    const customer = await admin.ok("create_customer", { legal_name: uniqueName("Mercado") })
+    const owed = await admin.ok("create_receivable", { customer_id: customer.id, amount: "75.30", due_date: today, financial_account_id: account.id })
+    const pix = await admin.ok("pix_receivable", { id: owed.id })
+    expect(pix.br_code).toMatch(/^000201.*6304[0-9A-F]{4}$/)
+    const boleto = await admin.ok("boleto_receivable", { id: owed.id })
+    expect([boleto.bank_code, boleto.digitable_line]).toEqual(["341", expect.stringMatching(/^\d{47}$/)])
+
+    const line = await admin.ok("create_financial_transaction", { account_id: account.id, posted_at: today, amount: "75.30", name: "PIX", memo: pix.txid })
+    const suggestions = await admin.ok("match-suggestions_financial_transaction", { id: line.id })
+    expect(suggestions.data[0]).toMatchObject({ score: 1, allocations: [{ receivable_id: owed.id, amount: "75.300000" }] })
+    const dry = await admin.ok("auto-reconcile_financial_account", { id: account.id, dry_run: true })
+    expect(dry.matched.map((match: { transaction_id: string }) => match.transaction_id)).toEqual([line.id])
+    expect(await admin.ok("reconcile_financial_transaction", { id: line.id, allocations: suggestions.data[0].allocations })).toMatchObject({ is_reconciled: true })
+    expect((await admin.ok("get_receivable", { id: owed.id })).status).toBe("paid")
+    expect(await admin.ok("unreconcile_financial_transaction", { id: line.id })).toMatchObject({ is_reconciled: false })
+    await readOnly.refused("reconcile_financial_transaction", { id: line.id, allocations: suggestions.data[0].allocations }, 403)
+  })
+
   describe("tools/list", () => {
     it("offers list_tenants, the five tools of every business resource, their actions, the catalogs' read tools and the reports, and nothing else", async () => {
       const { tools } = await admin.client.listTools()
