@@ -73,6 +73,17 @@ describe.each(storeKinds)("bank reconciliation on %s", (kind) => {
     expect((await call("GET", `/financial-transactions/${torre.id}/match-suggestions`, undefined, other.token)).status).toBe(404)
   })
 
+  it("suggests and reconciles money out with the payable of the supplier it names", async () => {
+    const supplier = (await ok("POST", "/suppliers", { legal_name: "Distribuidora Vale Verde Ltda" })).id
+    const payable = await ok("POST", "/payables", { supplier_id: supplier, amount: "612.35", due_date: today, financial_account_id: account })
+    const paid = await line("-612.35", today, "PAGTO BOLETO DISTRIBUIDORA VALE VERDE")
+    const suggestions = await ok("GET", `/financial-transactions/${paid.id}/match-suggestions`)
+    expect(suggestions).toMatchObject({ side: "payables", left: "612.350000" })
+    expect(suggestions.data[0]).toMatchObject({ allocations: [{ payable_id: payable.id, amount: "612.350000" }], reasons: expect.arrayContaining(["amount_equal", "name_in_line"]) })
+    await ok("POST", `/financial-transactions/${paid.id}/reconcile`, { allocations: suggestions.data[0].allocations })
+    expect((await ok("GET", `/payables/${payable.id}`)).status).toBe("paid")
+  })
+
   it("reconciles a line with several documents in one go and undoes it whole, one event per document and one for the line", async () => {
     const first = await receivable(customers.lima, "100.00", today)
     const second = await receivable(customers.lima, "250.00", today)
