@@ -41,8 +41,17 @@ export const accountCollectionInput = Schema.Struct({
 }).annotate({ identifier: "FinancialAccountBrDataInput", description: "How the account collects in Brazil: its PIX key, its boleto agreement" })
 
 /** What a stored or drafted `br_data` holds of collection, whatever else it holds. */
-const CollectionFields = Schema.Struct(Object.fromEntries(Object.entries(AccountCollection.fields).map(([name, schema]) => [name, Schema.optionalKey(schema)])) as {
-  readonly [K in keyof typeof AccountCollection.fields]: Schema.optionalKey<(typeof AccountCollection.fields)[K]>
+const CollectionFields = Schema.Struct({
+  pix_key: Schema.optionalKey(AccountCollection.fields.pix_key),
+  pix_key_type: Schema.optionalKey(AccountCollection.fields.pix_key_type),
+  pix_merchant_name: Schema.optionalKey(AccountCollection.fields.pix_merchant_name),
+  pix_merchant_city: Schema.optionalKey(AccountCollection.fields.pix_merchant_city),
+  boleto_bank_code: Schema.optionalKey(AccountCollection.fields.boleto_bank_code),
+  boleto_agreement: Schema.optionalKey(AccountCollection.fields.boleto_agreement),
+  boleto_wallet: Schema.optionalKey(AccountCollection.fields.boleto_wallet),
+  boleto_agency: Schema.optionalKey(AccountCollection.fields.boleto_agency),
+  boleto_account: Schema.optionalKey(AccountCollection.fields.boleto_account),
+  boleto_next_our_number: Schema.optionalKey(AccountCollection.fields.boleto_next_our_number)
 })
 const readCollection = Schema.decodeUnknownOption(CollectionFields)
 export const collectionOf = (block: unknown): typeof CollectionFields.Type => Option.getOrElse(readCollection(block), () => ({}))

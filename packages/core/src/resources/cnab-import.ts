@@ -65,11 +65,11 @@ export const importCnab: ResourceAction = {
       const candidates = yield* MatchCandidates
       const paid = file.entries.filter((entry) => entry.settled)
       const stored = yield* candidates.byOurNumbers(context.principal.tenantId, accountId, paid.map((entry) => entry.ourNumber))
-      const summary = {
+      const summary: { settled: number; duplicates: number; transactions: Array<typeof CnabImportSummary.Type["transactions"][number]>; unplaced: Array<typeof CnabImportSummary.Type["unplaced"][number]> } = {
         settled: 0,
         duplicates: 0,
-        transactions: [] as Array<{ receivable_id: string; financial_transaction_id: string; amount: string; our_number: string }>,
-        unplaced: [] as Array<{ line: number; our_number: string; occurrence: string; reason: string }>
+        transactions: [],
+        unplaced: []
       }
       const unplaced = (entry: CnabEntry, reason: string) => summary.unplaced.push({ line: entry.line, our_number: entry.ourNumber, occurrence: entry.occurrence, reason })
       for (const entry of paid) {
