@@ -1,7 +1,8 @@
 /**
  * A bank statement with a known answer, made from a seed: open receivables of many customers and
  * the lines that pay them as banks write them (exact payments on time and late, partial ones, one
- * line for several installments, equal amounts of different customers, fees and noise). Plain
+ * line for several installments, equal amounts of different customers, fees and noise), the payer
+ * named in full, cut short, by tax id or both. Plain
  * data, no imports: the accuracy test and `bench/reconciliation.mjs` (Node strips the types) use it.
  */
 
@@ -101,7 +102,9 @@ export const generateStatement = (options: { readonly seed: number; readonly doc
     const name = plain(party.name)
     const taxId = party.taxId.length === 14 ? formatCnpj(party.taxId) : formatCpf(party.taxId)
     const style = next()
-    if (style < 0.45) return { name: `${pick(["PIX RECEBIDO", "TED RECEBIDA", "DOC CREDITO", "TRANSF RECEBIDA"])} ${name}`, memo: null }
+    if (style < 0.3) return { name: `${pick(["PIX RECEBIDO", "TED RECEBIDA", "DOC CREDITO", "TRANSF RECEBIDA"])} ${name}`, memo: null }
+    // A bank that keeps 18 letters of the payer's name, cutting its last word.
+    if (style < 0.45) return { name: `${pick(["PIX RECEBIDO", "TED RECEBIDA"])} ${name.slice(0, 18).trim()}`, memo: null }
     if (style < 0.75) return { name: `PIX ${name}`, memo: `${party.taxId.length === 14 ? "CNPJ" : "CPF"} ${taxId}` }
     if (style < 0.9) return { name: `CRED PIX ${taxId}`, memo: name }
     return { name: `${pick(["RECEBIMENTO", "CREDITO"])} ${party.taxId}`, memo: null }
