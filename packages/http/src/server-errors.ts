@@ -29,6 +29,7 @@ const ANSWERS: Record<StoreFailure | "Defect", { readonly status: number; readon
   StatementTimeout: { status: 503, message: "The request ran longer than the store allows and was stopped; try again later, or narrow its filters", code: "STATEMENT_TIMEOUT" },
   StoreBusy: { status: 503, message: "The store is busy; try again shortly", code: "STORE_BUSY" },
   ConnectionLost: { status: 503, message: "The connection to the store was lost; try again shortly", code: "STORE_UNAVAILABLE" },
+  Contention: { status: 503, message: "Another request changed the same records at the same moment and this one was rolled back; try again", code: "STORE_CONTENTION" },
   Defect: { status: 500, message: "Internal server error", code: "INTERNAL_ERROR" }
 }
 

@@ -3,9 +3,13 @@ import { Cause } from "effect"
 /**
  * Failures of the store a client can do something about (wait and retry), told apart
  * from defects: PostgreSQL cancelled a statement at the timeout, no connection came free
- * in time, or the connection died under the request.
+ * in time, the connection died under the request, or two requests locked the same rows in
+ * opposite orders (a deadlock or a serialization failure: PostgreSQL rolled one back).
  */
-export type StoreFailure = "StatementTimeout" | "StoreBusy" | "ConnectionLost"
+export type StoreFailure = "StatementTimeout" | "StoreBusy" | "ConnectionLost" | "Contention"
+
+/** SQLSTATEs of a transaction PostgreSQL rolled back for another's sake: deadlock, serialization failure, lock not available. */
+const CONTENTION_CODES = new Set(["40P01", "40001", "55P03"])
 
 /** SQLSTATEs of a session that ended (admin shutdown, crash, idle transaction) or a broken link. */
 const LOST_CODES = new Set(["57P01", "57P02", "57P03", "25P03", "08000", "08003", "08006", "ECONNRESET", "EPIPE", "ECONNREFUSED"])
@@ -19,6 +23,7 @@ const classify = (error: unknown): StoreFailure | undefined => {
     const code = (current as { code?: unknown }).code
     const message = String((current as { message?: unknown }).message ?? "")
     if (code === "57014") return "StatementTimeout"
+    if (typeof code === "string" && CONTENTION_CODES.has(code)) return "Contention"
     if (/timeout exceeded when trying to connect/i.test(message)) return "StoreBusy"
     if ((typeof code === "string" && LOST_CODES.has(code)) || LOST_MESSAGES.test(message)) return "ConnectionLost"
     current = (current as { cause?: unknown }).cause
