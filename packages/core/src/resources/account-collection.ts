@@ -1,6 +1,5 @@
 import { Effect, Option, Schema } from "effect"
-import type { Draft, Row } from "../engine/resource.js"
-import { decimal } from "../money/decimal.js"
+import type { Draft } from "../engine/resource.js"
 import { BOLETO_BANKS } from "../payments/boleto/index.js"
 import { parsePixKey, PIX_KEY_TYPES } from "../payments/pix/index.js"
 import { Problems, Text } from "./common.js"
@@ -55,10 +54,6 @@ const CollectionFields = Schema.Struct({
 })
 const readCollection = Schema.decodeUnknownOption(CollectionFields)
 export const collectionOf = (block: unknown): typeof CollectionFields.Type => Option.getOrElse(readCollection(block), () => ({}))
-
-/** What settles a stored receivable less its allocations. */
-export const openAmountOf = (record: Row) =>
-  decimal(String(record.amount)).minus(String(record.discount_amount)).plus(String(record.surcharge_amount)).minus(String(record.allocated_total))
 
 /**
  * A PIX key is kept as its directory writes it (digits, lower case, +55…), with its type; a key

@@ -5,7 +5,8 @@ import { unprocessable } from "../errors.js"
 import { formatDecimal } from "../money/decimal.js"
 import { barcodeSvg } from "../payments/boleto/barcode-svg.js"
 import { boletoDigits, BOLETO_BANKS, freeFieldFor } from "../payments/boleto/index.js"
-import { collectionOf, openAmountOf } from "./account-collection.js"
+import { collectionOf } from "./account-collection.js"
+import { openAmountOfRecord } from "./settlement.js"
 
 export const Boleto = Schema.Struct({
   receivable_id: Schema.String,
@@ -81,7 +82,7 @@ export const boletoAction: ResourceAction = {
         ourNumber: sequence
       })
       if (!free.ok) return yield* refuse("financial_account_id", free.message, "BOLETO_NOT_SET_UP")
-      const open = openAmountOf(receivable)
+      const open = openAmountOfRecord(receivable)
       const digits = boletoDigits({ bankCode, currency: "9", dueDate: String(receivable.due_date), amount: formatDecimal(open), freeField: free.freeField })
       if (!digits.ok) return yield* refuse("due_date", digits.message, "NOT_CHARGEABLE")
       if (kept === undefined) {

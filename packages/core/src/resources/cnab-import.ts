@@ -1,12 +1,12 @@
 import { Effect, Option, Schema } from "effect"
-import type { FilterNode } from "../engine/filter.js"
 import { resourceNamed } from "../engine/registry.js"
 import type { AnyResource, ResourceAction } from "../engine/resource.js"
 import { unprocessable } from "../errors.js"
 import { decimal, formatDecimal } from "../money/decimal.js"
 import { type CnabEntry, readCnabReturn } from "../payments/cnab/index.js"
 import { MatchCandidates, sameOurNumber } from "../reconciliation/candidates.js"
-import { openAmountOf } from "./account-collection.js"
+import { transactionsByFitid } from "./ofx-import.js"
+import { openAmountOfRecord } from "./settlement.js"
 
 /** Largest return file taken at once: some 25,000 lines of CNAB 400. */
 export const MAX_CNAB_BYTES = 10 * 1024 * 1024
@@ -30,12 +30,6 @@ const receivables = (): AnyResource => resourceNamed("receivables")
 
 /** A settlement's own id in the account, so the same file imported again finds it: title, occurrence and day. */
 const fitidOf = (entry: CnabEntry) => `cnab:${entry.ourNumber}:${entry.occurrence}:${entry.paymentDate ?? entry.occurrenceDate ?? "undated"}`
-
-const byFitid = (accountId: string, fitid: string): FilterNode => ({
-  kind: "group",
-  logic: "and",
-  conditions: [{ kind: "condition", field: "account_id", op: "eq", value: accountId }, { kind: "condition", field: "fitid", op: "eq", value: fitid }]
-})
 
 export const importCnab: ResourceAction = {
   name: "import_cnab",
@@ -72,9 +66,10 @@ export const importCnab: ResourceAction = {
         unplaced: []
       }
       const unplaced = (entry: CnabEntry, reason: string) => summary.unplaced.push({ line: entry.line, our_number: entry.ourNumber, occurrence: entry.occurrence, reason })
+      const imported = yield* transactionsByFitid(context.store, accountId, paid.map(fitidOf))
       for (const entry of paid) {
         const fitid = fitidOf(entry)
-        if (Option.isSome(yield* context.store.findOne(transactions(), byFitid(accountId, fitid), { withDeleted: true }))) {
+        if (imported.has(fitid)) {
           summary.duplicates++
           continue
         }
@@ -108,13 +103,14 @@ export const importCnab: ResourceAction = {
           memo: `Occurrence ${entry.occurrence}; title ${entry.titleAmount}, interest ${entry.interest}, discount ${entry.discount}, fees ${entry.fees}`
         })
         // Paid above what is open (interest the receivable did not hold): what is open is allocated, the rest stays on the transaction.
-        const open = openAmountOf(receivable)
+        const open = openAmountOfRecord(receivable)
         const allocated = amount.gt(open) ? open : amount
         yield* context.store.runAction(receivables(), "allocate", named[0].id, {
           financial_transaction_id: String(money.id),
           allocated_amount: formatDecimal(allocated),
           notes: `CNAB return, line ${entry.line}`
         })
+        imported.set(fitid, money)
         summary.settled++
         summary.transactions.push({ receivable_id: named[0].id, financial_transaction_id: String(money.id), amount: formatDecimal(amount), our_number: entry.ourNumber })
       }

@@ -1,6 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import type { FilterNode } from "../engine/filter.js"
-import type { ActionContext, ResourceAction, Row } from "../engine/resource.js"
+import type { ActionContext, ActionStore, ResourceAction, Row } from "../engine/resource.js"
 import { unprocessable } from "../errors.js"
 import { OfxError } from "../ofx/parse.js"
 import { readStatement, type StatementLine } from "../ofx/statement.js"
@@ -30,6 +30,19 @@ const byFitids = (accountId: string, fitids: ReadonlyArray<string>): FilterNode 
     { kind: "group", logic: "or", conditions: fitids.map((fitid) => ({ kind: "condition", field: "fitid", op: "eq", value: fitid })) }
   ]
 })
+
+/** An account's transactions (deleted ones too) with these FITIDs, by FITID: read in chunks rather than one by one. */
+export const transactionsByFitid = (store: ActionStore, accountId: string, fitids: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const wanted = [...new Set(fitids)]
+    const known = new Map<string, Row>()
+    for (let start = 0; start < wanted.length; start += LOOKUP_CHUNK) {
+      const chunk = wanted.slice(start, start + LOOKUP_CHUNK)
+      const rows = yield* store.findMany(financialTransactions, byFitids(accountId, chunk), { limit: chunk.length, withDeleted: true })
+      for (const row of rows) known.set(String(row.fitid), row)
+    }
+    return known
+  })
 
 const transactionValues = (line: StatementLine): Row => ({
   trn_type: line.trn_type,
@@ -74,14 +87,8 @@ const run = (context: ActionContext, content: unknown) =>
     const accountId = String(context.current.id)
     const transactions = financialTransactions
     const { store } = context
-    // The account's transactions with the file's FITIDs (corrected ones included), read in chunks rather than line by line.
-    const wanted = [...new Set(statement.lines.flatMap((line) => [line.fitid, ...(line.correct_fitid ? [line.correct_fitid] : [])]))]
-    const known = new Map<string, Row>()
-    for (let start = 0; start < wanted.length; start += LOOKUP_CHUNK) {
-      const chunk = wanted.slice(start, start + LOOKUP_CHUNK)
-      const rows = yield* store.findMany(transactions, byFitids(accountId, chunk), { limit: chunk.length, withDeleted: true })
-      for (const row of rows) known.set(String(row.fitid), row)
-    }
+    // The account's transactions with the file's FITIDs (corrected ones included).
+    const known = yield* transactionsByFitid(store, accountId, statement.lines.flatMap((line) => [line.fitid, ...(line.correct_fitid ? [line.correct_fitid] : [])]))
     const find = (fitid: string) => Effect.succeed(Option.fromNullishOr(known.get(fitid)))
     let imported = 0
     let duplicates = 0

@@ -4,7 +4,8 @@ import type { AnyResource, ResourceAction } from "../engine/resource.js"
 import { unprocessable } from "../errors.js"
 import { formatDecimal } from "../money/decimal.js"
 import { brCodeSvg, buildBrCode, newTxid } from "../payments/pix/index.js"
-import { collectionOf, openAmountOf } from "./account-collection.js"
+import { collectionOf } from "./account-collection.js"
+import { openAmountOfRecord } from "./settlement.js"
 
 export const PixCharge = Schema.Struct({
   receivable_id: Schema.String,
@@ -40,7 +41,7 @@ export const pixAction: ResourceAction = {
       if (!pix.pix_key || !pix.pix_merchant_name || !pix.pix_merchant_city) {
         return yield* refuse("financial_account_id", "has no PIX key, merchant name and city (br_data.pix_key, pix_merchant_name, pix_merchant_city)", "PIX_NOT_SET_UP")
       }
-      const open = openAmountOf(receivable)
+      const open = openAmountOfRecord(receivable)
       const txid = typeof receivable.pix_txid === "string" ? receivable.pix_txid : newTxid()
       const built = buildBrCode({ key: pix.pix_key, merchantName: pix.pix_merchant_name, merchantCity: pix.pix_merchant_city, amount: formatDecimal(open), txid })
       if (!built.ok) {

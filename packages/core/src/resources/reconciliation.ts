@@ -1,6 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import { resourceNamed } from "../engine/registry.js"
-import type { ActionContext, AnyResource, ResourceAction, Row } from "../engine/resource.js"
+import type { ActionContext, AnyResource, ResourceAction } from "../engine/resource.js"
 import { Conflict, unprocessable } from "../errors.js"
 import { decimal, formatDecimal, NonNegativeDecimal } from "../money/decimal.js"
 import { candidateQuery, MatchCandidates } from "../reconciliation/candidates.js"
@@ -9,6 +9,7 @@ import { planAutoReconcile } from "../reconciliation/auto.js"
 import { MATCH_REASONS, type OpenDocument, suggest, type Suggestion } from "../reconciliation/match.js"
 import type { SettlementSide } from "../reports/queries.js"
 import { Uuid } from "./common.js"
+import { openAmountOfRecord } from "./settlement.js"
 
 const REASONS = MATCH_REASONS
 
@@ -140,7 +141,7 @@ const checkedAllocations = (context: ActionContext, line: LineRecord, input: typ
         add(`allocations.${index}.${key}`, `does not match any ${side.slice(0, -1)}`)
         continue
       }
-      const open = openOf(document.value)
+      const open = openAmountOfRecord(document.value)
       if (document.value.status === "cancelled" || document.value.status === "paid") add(`allocations.${index}.${key}`, `is ${String(document.value.status)}`)
       else if (amount.gt(open)) add(`allocations.${index}.amount`, `is more than is open on it (${formatDecimal(open)})`)
       planned.push({ documentId, amount: formatDecimal(amount) })
@@ -148,10 +149,6 @@ const checkedAllocations = (context: ActionContext, line: LineRecord, input: typ
     if (Object.keys(problems).length > 0) return yield* Effect.fail(unprocessable("The reconciliation cannot be made", problems, "INVALID_RECONCILIATION"))
     return { side, planned }
   })
-
-/** What is open on a stored receivable or payable: what settles it less its allocations. */
-const openOf = (document: Row) =>
-  decimal(String(document.amount)).minus(String(document.discount_amount)).plus(String(document.surcharge_amount)).minus(String(document.allocated_total))
 
 /** Allocates the line to each document through the document's own `allocate` (its state machine, its event), then marks it reconciled. */
 const applyReconciliation = (context: ActionContext, lineId: string, side: SettlementSide, planned: ReadonlyArray<{ documentId: string; amount: string }>) =>

@@ -43,6 +43,10 @@ export const EDITABLE: Readonly<Record<SettlementStatus, Editable>> = {
 export const amountDue = (values: { readonly amount: unknown; readonly discount_amount?: unknown; readonly surcharge_amount?: unknown }): BigNumber =>
   decimal(String(values.amount ?? "0")).minus(String(values.discount_amount ?? "0")).plus(String(values.surcharge_amount ?? "0"))
 
+/** What is open on a stored receivable or payable, read from its record: what settles it less its `allocated_total`. */
+export const openAmountOfRecord = (record: Readonly<Record<string, unknown>>): BigNumber =>
+  amountDue({ amount: record.amount, discount_amount: record.discount_amount, surcharge_amount: record.surcharge_amount }).minus(String(record.allocated_total ?? "0"))
+
 /** What its allocations say, the day aside: cancelled stays; nothing allocated is pending; all of it paid; some partial. */
 export const storedStatus = (settlement: Settlement): StoredStatus => {
   if (settlement.cancelled) return "cancelled"

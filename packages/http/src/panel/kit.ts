@@ -29,6 +29,11 @@ export const panelResponse = (body: Html, status = 200) => htmlResponse(body, { 
 export const seeOther = (location: string) =>
   HttpServerResponse.empty({ status: 303, headers: { location, "cache-control": "no-store" } })
 
+const FAILURE_STATUS: Readonly<Record<string, number>> = { InvalidRequest: 400, Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422 }
+
+/** The status the API answers an engine failure with. */
+export const failureStatus = (tag: string): number => FAILURE_STATUS[tag] ?? 400
+
 /** The panel's request plumbing: who is signed in, in which company, the CSRF check of every form, the page frame. */
 export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
   Effect.gen(function* () {
@@ -66,6 +71,10 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
 
     const refusal = (ctx: PanelContext, title: string, message: string, status: number) =>
       page(ctx, { title, current: "", body: html`<h1>${title}</h1><p class="error" role="alert">${message}</p>` }, status)
+
+    /** An engine failure as a refusal page, with the status the API answers it with. */
+    const failure = (ctx: PanelContext, title: string, error: { readonly _tag: string; readonly message: string }) =>
+      refusal(ctx, title, error.message, failureStatus(error._tag))
 
     const signInRedirect = (request: HttpServerRequest.HttpServerRequest) => {
       const next = request.url.startsWith("/panel") ? `${basePath}${request.url}` : root
@@ -130,7 +139,7 @@ export const makeKit = (registry: ReadonlyArray<AnyResource>) =>
 
     const forget = (request: HttpServerRequest.HttpServerRequest, name: string, path: string) => clearCookie(name, path, secureCookies(config, request))
 
-    return { oauth, tenancy, engine, config, registry, basePath, root, bareContext, page, refusal, signedIn, posted, adminOnly, remember, forget }
+    return { oauth, tenancy, engine, config, registry, basePath, root, bareContext, page, refusal, failure, signedIn, posted, adminOnly, remember, forget }
   })
 
 export type Kit = Effect.Success<ReturnType<typeof makeKit>>

@@ -14,7 +14,6 @@ const DONE_LINES = 10
 /** Suggestions shown per line. */
 const SHOWN = 3
 
-const STATUS_OF: Readonly<Record<string, number>> = { InvalidRequest: 400, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422 }
 const decodeSuggestions = Schema.decodeUnknownOption(MatchSuggestions)
 
 /**
@@ -29,7 +28,7 @@ export const makeReconciliation = (kit: Kit) => {
   const actionOf = (resource: AnyResource, name: string): ResourceAction => resource.actions!.find((action) => action.name === name)!
   const allowed = (ctx: PanelContext) => can(ctx.principal, lines.permission, "read")
   const title = (ctx: PanelContext) => ctx.t("Bank reconciliation")
-  const refuse = (ctx: PanelContext, error: { readonly _tag: string; readonly message: string }) => kit.refusal(ctx, title(ctx), error.message, STATUS_OF[error._tag] ?? 400)
+  const refuse = (ctx: PanelContext, error: { readonly _tag: string; readonly message: string }) => kit.failure(ctx, title(ctx), error)
   const forbidden = (ctx: PanelContext) => kit.refusal(ctx, title(ctx), ctx.t("Not found"), 404)
   const back = (ctx: PanelContext, account: string, done?: string) => seeOther(`${ctx.root}/reconciliation/${account}${done ? `?done=${done}` : ""}`)
 

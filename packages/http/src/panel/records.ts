@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
 import { pager, recordLabel, showValue, tenantResources, withQuery } from "./display.js"
 import { formProblem, type FieldProblems } from "./forms.js"
-import { type Form, type Kit, queryOf, resourceLabel, seeOther } from "./kit.js"
+import { failureStatus, type Form, type Kit, queryOf, resourceLabel, seeOther } from "./kit.js"
 import { html, type Html } from "../html.js"
 import { csrfField, type PanelContext } from "./layout.js"
 import { bodyFromForm, createFields, formFields, problemsFromEngine, renderFields, updateFields, valuesOf } from "./record-form.js"
@@ -17,7 +17,6 @@ interface EngineFailure {
   readonly fields?: Readonly<Record<string, ReadonlyArray<string>>>
 }
 
-const STATUS_OF: Readonly<Record<string, number>> = { InvalidRequest: 400, Unauthenticated: 401, Forbidden: 403, NotFound: 404, Conflict: 409, Unprocessable: 422 }
 
 /** An action's answer holding a secret (`rotate-secret`): shown with the once-only warning. */
 const carriesSecret = (answer: unknown) =>
@@ -49,7 +48,7 @@ export const makeRecords = (kit: Kit) =>
         return resource && can(ctx.principal, resource.permission, "read", resource.adminOnly) ? { resource, params } : undefined
       })
     const notFound = (ctx: PanelContext) => kit.refusal(ctx, ctx.t("Not found"), ctx.t("Not found"), 404)
-    const failure = (ctx: PanelContext, title: string, error: EngineFailure) => kit.refusal(ctx, title, error.message, STATUS_OF[error._tag] ?? 400)
+    const failure = kit.failure
 
     const list = kit.signedIn((ctx, request) =>
       Effect.gen(function* () {
@@ -112,7 +111,7 @@ export const makeRecords = (kit: Kit) =>
     const refusedWrite = (ctx: PanelContext, resource: AnyResource, id: string | undefined, form: Form, error: EngineFailure) => {
       const problems = problemsFromEngine(error.fields)
       const withMessage = Object.keys(problems).length === 0 ? { _form: error.message } : problems
-      const status = error._tag === "Unprocessable" || error._tag === "InvalidRequest" ? 422 : STATUS_OF[error._tag] ?? 400
+      const status = error._tag === "Unprocessable" || error._tag === "InvalidRequest" ? 422 : failureStatus(error._tag)
       const body = html`<h1>${resourceLabel(resource)}</h1>${editor(ctx, resource, id ? { id } : {}, form, withMessage)}`
       return kit.page(ctx, { title: resourceLabel(resource), current: `r:${resource.name}`, body }, status)
     }
