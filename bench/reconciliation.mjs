@@ -45,7 +45,7 @@ for (const line of statement.lines) {
 console.log(`made ${statement.parties.length} customers, ${statement.documents.length} receivables and ${statement.lines.length} lines in ${((Date.now() - started) / 1000).toFixed(1)} s (${location.kind})`)
 
 const accounts = named("financial-accounts")
-const auto = accounts.actions.find((action) => action.name === "auto-reconcile")
+const auto = accounts.actions.find((action) => action.name === "auto_reconcile")
 const timed = async (body) => {
   const start = process.hrtime.bigint()
   const answer = await run(engine.action(accounts, auto, principal, account, {}, body))

@@ -118,9 +118,9 @@ describe.each(storeKinds)("MCP tools on %s", (kind) => {
     expect([boleto.bank_code, boleto.digitable_line]).toEqual(["341", expect.stringMatching(/^\d{47}$/)])
 
     const line = await admin.ok("create_financial_transaction", { account_id: account.id, posted_at: today, amount: "75.30", name: "PIX", memo: pix.txid })
-    const suggestions = await admin.ok("match-suggestions_financial_transaction", { id: line.id })
+    const suggestions = await admin.ok("match_suggestions_financial_transaction", { id: line.id })
     expect(suggestions.data[0]).toMatchObject({ score: 1, allocations: [{ receivable_id: owed.id, amount: "75.300000" }] })
-    const dry = await admin.ok("auto-reconcile_financial_account", { id: account.id, dry_run: true })
+    const dry = await admin.ok("auto_reconcile_financial_account", { id: account.id, dry_run: true })
     expect(dry.matched.map((match: { transaction_id: string }) => match.transaction_id)).toEqual([line.id])
     expect(await admin.ok("reconcile_financial_transaction", { id: line.id, allocations: suggestions.data[0].allocations })).toMatchObject({ is_reconciled: true })
     expect((await admin.ok("get_receivable", { id: owed.id })).status).toBe("paid")

@@ -81,7 +81,7 @@ const refuseSettled = (line: LineRecord) =>
     : Effect.void
 
 const matchSuggestions: ResourceAction = {
-  name: "match-suggestions",
+  name: "match_suggestions",
   method: "GET",
   path: "match-suggestions",
   permission: "read",
@@ -232,7 +232,7 @@ export const AutoReconcileResult = Schema.Struct({
 }).annotate({ identifier: "AutoReconcileResult" })
 
 export const autoReconcile: ResourceAction = {
-  name: "auto-reconcile",
+  name: "auto_reconcile",
   method: "POST",
   path: "auto-reconcile",
   permission: "update",

@@ -52,7 +52,7 @@ export const makeReconciliation = (kit: Kit) => {
     kit.engine.list(lines, ctx.principal, [["account_id", account], ["is_reconciled", String(reconciled)], ["limit", String(limit)]]).pipe(Effect.orDie)
 
   const suggestionsOf = (ctx: PanelContext, line: Row) =>
-    kit.engine.action(lines, actionOf(lines, "match-suggestions"), ctx.principal, String(line.id), {}, undefined).pipe(
+    kit.engine.action(lines, actionOf(lines, "match_suggestions"), ctx.principal, String(line.id), {}, undefined).pipe(
       Effect.map((answer) => decodeSuggestions(answer)),
       Effect.map((decoded) => (decoded._tag === "Some" ? decoded.value.data.slice(0, SHOWN) : [])),
       Effect.orElseSucceed(() => [])
@@ -93,7 +93,7 @@ export const makeReconciliation = (kit: Kit) => {
         body: html`<h1>${title(ctx)}: ${recordLabel(account.success)}</h1>
           ${notice && html`<p class="notice" role="status" id="reconciliation-notice">${ctx.t("Done")}: ${notice}</p>`}
           ${writes && html`<form method="post" action="${ctx.root}/reconciliation/${id}/auto" class="card">${csrfField(ctx)}
-            <p class="muted small">${actionOf(accounts, "auto-reconcile").description}</p>
+            <p class="muted small">${actionOf(accounts, "auto_reconcile").description}</p>
             <div class="form-actions"><button class="primary" type="submit">${ctx.t("Reconcile automatically")}</button></div></form>`}
           <section class="card"><h2>${ctx.t("Not reconciled")}</h2>
           ${rows.length === 0 ? html`<p class="muted">${ctx.t("No records.")}</p>` : html`<div class="table-wrap"><table class="stack" id="open-lines">${head}<tbody>${rows}</tbody></table></div>`}</section>
@@ -128,6 +128,6 @@ export const makeReconciliation = (kit: Kit) => {
     show,
     reconcile: act(lines, "reconcile", (params) => params.line ?? "", allocationsOf),
     unreconcile: act(lines, "unreconcile", (params) => params.line ?? "", () => Result.succeed(undefined)),
-    auto: act(accounts, "auto-reconcile", (params) => params.account ?? "", () => Result.succeed({}))
+    auto: act(accounts, "auto_reconcile", (params) => params.account ?? "", () => Result.succeed({}))
   }
 }
